@@ -1,0 +1,37 @@
+export type {
+  CommandResult,
+  FileOperationResult,
+  GitChange,
+  GitChangeStatus,
+  GitDiff,
+} from '@agent-workspace/protocol';
+export {
+  WorkspaceError,
+  type WorkspaceErrorCode,
+  type WorkspaceErrorOptions,
+} from './errors/workspace-error.js';
+export { type ReadGitChangesOptions, readGitChanges } from './git/read-git-changes.js';
+export { type ReadGitDiffOptions, readGitDiff } from './git/read-git-diff.js';
+export { LocalWorkspace, type LocalWorkspaceOptions } from './local/local-workspace.js';
+export {
+  BaseWorkspace,
+  type BaseWorkspaceOptions,
+  type CommandRequest,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+} from './workspace/base-workspace.js';
+export {
+  createWorkspace,
+  type ExtensionWorkspaceConfig,
+  type LocalWorkspaceConfig,
+  localWorkspaceConfigSchema,
+  type RemoteWorkspaceConfig,
+  remoteWorkspaceConfigSchema,
+  type WorkspaceConfig,
+} from './workspace/create-workspace.js';
+export type { ExecuteCommandOptions, Workspace } from './workspace/workspace.js';
+export {
+  getWorkspaceType,
+  listWorkspaceKinds,
+  registerWorkspaceType,
+  type WorkspaceTypeDefinition,
+} from './workspace/workspace-registry.js';

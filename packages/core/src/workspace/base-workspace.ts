@@ -1,0 +1,198 @@
+import path from 'node:path';
+import type {
+  CommandResult,
+  FileOperationResult,
+  GitChange,
+  GitDiff,
+} from '@agent-workspace/protocol';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import type { ExecuteCommandOptions, Workspace } from './workspace.js';
+
+/** Default command timeout of every workspace type, in milliseconds. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+
+/** A command after {@link BaseWorkspace} validated it and resolved its paths. */
+export interface CommandRequest {
+  command: string;
+  /** Absolute working directory inside the workspace. */
+  cwd: string;
+  timeoutMs: number;
+  env: Record<string, string>;
+  signal?: AbortSignal | undefined;
+  onStdout?: ((chunk: string) => void) | undefined;
+  onStderr?: ((chunk: string) => void) | undefined;
+}
+
+/** Options of {@link BaseWorkspace}. */
+export interface BaseWorkspaceOptions {
+  /** Absolute directory (in the workspace's file system) that relative paths resolve against. */
+  workingDir: string;
+}
+
+/**
+ * Template for every workspace type: validates arguments, resolves relative paths against
+ * `workingDir` the same way everywhere, refuses calls after `close()`, and makes `close()`
+ * idempotent. Subclasses implement the protected `run*` hooks with already-resolved input.
+ */
+export abstract class BaseWorkspace implements Workspace {
+  abstract readonly kind: string;
+  readonly workingDir: string;
+  #closing: Promise<void> | undefined;
+
+  constructor({ workingDir }: BaseWorkspaceOptions) {
+    if (typeof workingDir !== 'string' || workingDir.length === 0) {
+      throw invalidArgument('workingDir', 'must be a non-empty string');
+    }
+    if (!path.posix.isAbsolute(workingDir)) {
+      throw invalidArgument('workingDir', `must be an absolute path, got "${workingDir}"`);
+    }
+    this.workingDir = path.posix.normalize(workingDir);
+  }
+
+  /** True once `close()` has been called. */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  async executeCommand(
+    command: string,
+    options: ExecuteCommandOptions = {},
+  ): Promise<CommandResult> {
+    this.assertOpen();
+    if (typeof command !== 'string' || command.trim().length === 0) {
+      throw invalidArgument('command', 'must be a non-empty string');
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw invalidArgument(
+        'timeoutMs',
+        `must be a positive finite number, got ${String(timeoutMs)}`,
+      );
+    }
+    const env = options.env ?? {};
+    for (const [name, value] of Object.entries(env)) {
+      if (typeof value !== 'string') {
+        throw invalidArgument(`env.${name}`, `must be a string, got ${typeof value}`);
+      }
+    }
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    return this.runCommand({
+      command,
+      cwd: this.resolvePath(options.cwd ?? '.', 'cwd'),
+      timeoutMs,
+      env,
+      signal: options.signal,
+      onStdout: options.onStdout,
+      onStderr: options.onStderr,
+    });
+  }
+
+  async fileUpload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
+    this.assertOpen();
+    return this.runFileUpload(
+      resolveCallerPath(sourcePath, 'sourcePath'),
+      this.resolvePath(destinationPath, 'destinationPath'),
+    );
+  }
+
+  async fileDownload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
+    this.assertOpen();
+    return this.runFileDownload(
+      this.resolvePath(sourcePath, 'sourcePath'),
+      resolveCallerPath(destinationPath, 'destinationPath'),
+    );
+  }
+
+  async gitChanges(repositoryPath: string): Promise<GitChange[]> {
+    this.assertOpen();
+    return this.runGitChanges(this.resolvePath(repositoryPath, 'path'));
+  }
+
+  async gitDiff(filePath: string): Promise<GitDiff> {
+    this.assertOpen();
+    return this.runGitDiff(this.resolvePath(filePath, 'path'));
+  }
+
+  async pause(): Promise<void> {
+    throw new WorkspaceError({
+      code: 'NOT_SUPPORTED',
+      message: `${this.kind} workspaces cannot be paused`,
+    });
+  }
+
+  async resume(): Promise<void> {
+    throw new WorkspaceError({
+      code: 'NOT_SUPPORTED',
+      message: `${this.kind} workspaces cannot be resumed`,
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.runClose();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** Resolves a workspace-side path against `workingDir`; `field` names it in errors. */
+  protected resolvePath(target: string, field: string): string {
+    if (typeof target !== 'string' || target.length === 0) {
+      throw invalidArgument(field, 'must be a non-empty string');
+    }
+    if (target.includes('\0')) throw invalidArgument(field, 'must not contain NUL bytes');
+    return path.posix.resolve(this.workingDir, target);
+  }
+
+  /** Throws `WORKSPACE_CLOSED` after `close()`. */
+  protected assertOpen(): void {
+    if (this.closed) {
+      throw new WorkspaceError({
+        code: 'WORKSPACE_CLOSED',
+        message: `this ${this.kind} workspace is closed`,
+      });
+    }
+  }
+
+  protected abstract runCommand(request: CommandRequest): Promise<CommandResult>;
+  protected abstract runFileUpload(
+    sourcePath: string,
+    destinationPath: string,
+  ): Promise<FileOperationResult>;
+  protected abstract runFileDownload(
+    sourcePath: string,
+    destinationPath: string,
+  ): Promise<FileOperationResult>;
+  protected abstract runGitChanges(repositoryPath: string): Promise<GitChange[]>;
+  protected abstract runGitDiff(filePath: string): Promise<GitDiff>;
+  /** Releases what the workspace holds; called once by `close()`. */
+  protected abstract runClose(): Promise<void>;
+}
+
+/** Resolves a path on the caller's machine against the process's current directory. */
+function resolveCallerPath(target: string, field: string): string {
+  if (typeof target !== 'string' || target.length === 0) {
+    throw invalidArgument(field, 'must be a non-empty string');
+  }
+  if (target.includes('\0')) throw invalidArgument(field, 'must not contain NUL bytes');
+  return path.resolve(target);
+}
+
+/** Builds an `INVALID_ARGUMENT` error that names the field and the reason. */
+export function invalidArgument(field: string, reason: string): WorkspaceError {
+  return new WorkspaceError({
+    code: 'INVALID_ARGUMENT',
+    message: `${field} ${reason}`,
+    details: { field },
+  });
+}
+
+/** Builds the `ABORTED` error for a fired signal, keeping its reason as `cause`. */
+export function abortedError(signal: AbortSignal): WorkspaceError {
+  return new WorkspaceError({
+    code: 'ABORTED',
+    message: 'the operation was aborted',
+    cause: signal.reason,
+  });
+}

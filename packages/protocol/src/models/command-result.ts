@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Wire shape of a finished command (snake_case, as the OpenHands SDK serialises `CommandResult`). */
+export const commandResultWireSchema = z.object({
+  command: z.string(),
+  exit_code: z.number().int(),
+  stdout: z.string(),
+  stderr: z.string(),
+  timeout_occurred: z.boolean(),
+  duration_ms: z.number().nonnegative().optional(),
+});
+
+/** Wire JSON of a {@link CommandResult}. */
+export type CommandResultWire = z.infer<typeof commandResultWireSchema>;
+
+/** The outcome of a command. A non-zero `exitCode` is a result, not an error. */
+export interface CommandResult {
+  /** The command line as it was run. */
+  command: string;
+  /** Exit code of the process; `-1` when it timed out or was killed by a signal. */
+  exitCode: number;
+  /** Captured standard output (UTF-8, invalid bytes replaced). */
+  stdout: string;
+  /** Captured standard error (UTF-8, invalid bytes replaced). */
+  stderr: string;
+  /** True when the command was stopped because its timeout elapsed. */
+  timeoutOccurred: boolean;
+  /** Wall time from spawn to exit, in milliseconds. */
+  durationMs: number;
+}
+
+/** Parses wire JSON into a {@link CommandResult}. Throws a `ZodError` naming the bad field. */
+export function commandResultFromWire(json: unknown): CommandResult {
+  const wire = commandResultWireSchema.parse(json);
+  return {
+    command: wire.command,
+    exitCode: wire.exit_code,
+    stdout: wire.stdout,
+    stderr: wire.stderr,
+    timeoutOccurred: wire.timeout_occurred,
+    durationMs: wire.duration_ms ?? 0,
+  };
+}
+
+/** Serialises a {@link CommandResult} to its wire JSON. */
+export function commandResultToWire(result: CommandResult): CommandResultWire {
+  return {
+    command: result.command,
+    exit_code: result.exitCode,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    timeout_occurred: result.timeoutOccurred,
+    duration_ms: result.durationMs,
+  };
+}

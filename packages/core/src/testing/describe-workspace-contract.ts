@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Workspace } from '../workspace/workspace.js';
+import { describeCommandContract } from './command-contract.js';
 import type { ContractContext } from './contract-context.js';
+import { describeFileContract } from './file-contract.js';
+import { describeGitContract } from './git-contract.js';
+import { describeLifecycleContract } from './lifecycle-contract.js';
 
 /** Options of {@link describeWorkspaceContract}. */
 export interface WorkspaceContractOptions {
@@ -49,7 +53,9 @@ export function describeWorkspaceContract(
         return dir;
       },
     };
-    // Sections are added here by their own files (commands, files, git, lifecycle).
-    void context;
+    describeCommandContract(context);
+    describeFileContract(context);
+    describeGitContract(context);
+    describeLifecycleContract(context);
   });
 }

@@ -12,12 +12,20 @@ export {
 } from './errors/workspace-error.js';
 export { type ReadGitChangesOptions, readGitChanges } from './git/read-git-changes.js';
 export { type ReadGitDiffOptions, readGitDiff } from './git/read-git-diff.js';
+export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { LocalWorkspace, type LocalWorkspaceOptions } from './local/local-workspace.js';
 export {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  type RunLocalCommandOptions,
+  runLocalCommand,
+} from './local/run-local-command.js';
+export {
+  abortedError,
   BaseWorkspace,
   type BaseWorkspaceOptions,
   type CommandRequest,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  invalidArgument,
 } from './workspace/base-workspace.js';
 export {
   createWorkspace,

@@ -1,3 +1,73 @@
+export { httpErrorBody } from './errors/http-error-body.js';
+export {
+  type InternalServerErrorBody,
+  internalServerErrorBody,
+  internalServerErrorBodySchema,
+} from './errors/internal-server-error-body.js';
+export {
+  type ValidationErrorBody,
+  type ValidationLocation,
+  validationErrorBody,
+} from './errors/validation-error-body.js';
+export { hexIdInputSchema, hexIdSchema, newHexId, normalizeHexId } from './ids/hex-id.js';
+export {
+  type JsonSchema,
+  type JsonSchemaOptions,
+  toJsonSchema,
+} from './json-schema/to-json-schema.js';
+export { type WireSchemaEntry, wireSchemas } from './json-schema/wire-schemas.js';
+export {
+  type BashCommand,
+  type BashCommandWire,
+  bashCommandFromWire,
+  bashCommandToWire,
+  bashCommandWireSchema,
+} from './models/bash-command.js';
+export {
+  type BashError,
+  type BashErrorWire,
+  bashErrorFromWire,
+  bashErrorToWire,
+  bashErrorWireSchema,
+} from './models/bash-error.js';
+export {
+  type BashEvent,
+  type BashEventWire,
+  bashEventFromWire,
+  bashEventToWire,
+  bashEventWireSchema,
+} from './models/bash-event.js';
+export {
+  type BashEventPage,
+  type BashEventPageWire,
+  bashEventPageFromWire,
+  bashEventPageToWire,
+  bashEventPageWireSchema,
+} from './models/bash-event-page.js';
+export {
+  type BashEventSearchQuery,
+  type BashEventSearchQueryWire,
+  type BashEventSortOrder,
+  bashEventSearchQueryFromWire,
+  bashEventSearchQueryToSearchParams,
+  bashEventSearchQueryToWire,
+  bashEventSearchQueryWireSchema,
+  bashEventSortOrderSchema,
+} from './models/bash-event-search-query.js';
+export {
+  type BashEventsCleared,
+  type BashEventsClearedWire,
+  bashEventsClearedFromWire,
+  bashEventsClearedToWire,
+  bashEventsClearedWireSchema,
+} from './models/bash-events-cleared.js';
+export {
+  type BashOutput,
+  type BashOutputWire,
+  bashOutputFromWire,
+  bashOutputToWire,
+  bashOutputWireSchema,
+} from './models/bash-output.js';
 export {
   type CommandResult,
   type CommandResultWire,
@@ -5,6 +75,21 @@ export {
   commandResultToWire,
   commandResultWireSchema,
 } from './models/command-result.js';
+export {
+  type ErrorEnvelope,
+  type ErrorEnvelopeWire,
+  errorEnvelopeFromWire,
+  errorEnvelopeSchema,
+  errorEnvelopeToWire,
+} from './models/error-envelope.js';
+export {
+  DEFAULT_BASH_TIMEOUT_SECONDS,
+  type ExecuteBashRequest,
+  type ExecuteBashRequestWire,
+  executeBashRequestFromWire,
+  executeBashRequestToWire,
+  executeBashRequestWireSchema,
+} from './models/execute-bash-request.js';
 export {
   type FileOperationResult,
   type FileOperationResultWire,
@@ -20,3 +105,34 @@ export {
   gitChangeWireSchema,
   gitDiffWireSchema,
 } from './models/git-change.js';
+export {
+  HEALTH_OK,
+  type HealthStatus,
+  healthStatusSchema,
+  initializingStatus,
+  READY,
+  type ReadyStatus,
+  readyStatusSchema,
+} from './models/health-status.js';
+export {
+  type ServerInfo,
+  type ServerInfoWire,
+  serverInfoFromWire,
+  serverInfoToWire,
+  serverInfoWireSchema,
+} from './models/server-info.js';
+export { SUCCESS, type Success, successSchema } from './models/success.js';
+export { type ValidationIssue, validationIssueSchema } from './models/validation-issue.js';
+export {
+  type WebsocketAuthFrame,
+  type WebsocketAuthFrameWire,
+  websocketAuthFrameFromWire,
+  websocketAuthFrameToWire,
+  websocketAuthFrameWireSchema,
+} from './models/websocket-auth-frame.js';
+export {
+  formatWireTimestamp,
+  normalizeWireTimestamp,
+  parseWireTimestamp,
+  wireTimestampSchema,
+} from './time/wire-timestamp.js';

@@ -1,15 +1,164 @@
+import { lstat, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { GitChange } from '@agent-workspace/protocol';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import { invalidArgument } from '../workspace/base-workspace.js';
+import { findRepositories } from './find-repositories.js';
+import { parseNameStatus, splitNul } from './parse-name-status.js';
+import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
+import {
+  gitFailure,
+  gitOutput,
+  isNotRepositoryError,
+  runGit,
+  stripFinalNewline,
+} from './run-git.js';
 
 /** Input of {@link readGitChanges}. */
 export interface ReadGitChangesOptions {
-  /** Absolute path of a directory inside (or at the root of) a repository. */
+  /**
+   * Absolute path of the directory asked about: a repository root, a directory inside a work
+   * tree, or a plain directory that contains repositories.
+   */
   path: string;
-  /** Base ref; default: the display policy of the reference (see module docs). */
+  /** Base ref; default: the display policy (see {@link resolveBaseRef}). */
   ref?: string;
+  /** Aborting kills the running git call and rejects with `ABORTED`. */
   signal?: AbortSignal;
 }
 
-/** Lists changed paths of a repository. TODO(helper): implement. */
-export async function readGitChanges(_options: ReadGitChangesOptions): Promise<GitChange[]> {
-  throw new Error('not implemented');
+/**
+ * Lists what changed under a directory, relative to a base ref, like the OpenHands
+ * `GET /api/git/changes` route but with its parsing defects fixed.
+ *
+ * - Paths are POSIX, relative to `path` (not to the repository root), sorted by their UTF-8
+ *   bytes; a directory inside a work tree only reports changes below it.
+ * - Tracked changes come from `git diff --name-status -z -M <base>` (work tree against the base,
+ *   staged changes included): renames are one `MOVED` entry with the new path, copies `ADDED`,
+ *   type changes and unmerged paths `UPDATED`. Untracked, non-ignored files are `ADDED`.
+ * - Base: `ref` when given, else the display policy of {@link resolveBaseRef}; an unborn branch
+ *   compares against the empty tree, so every file is `ADDED`.
+ * - Nested repositories at any depth (found in git's untracked listing, where they show as
+ *   `dir/`, and as `.git` entries above reported paths) are scanned on their own and their
+ *   entries prefixed with their directory; the parent's entries inside them are dropped
+ *   (matching whole path segments, so a nested `foo` never hides `foobar/x`). Nested
+ *   repositories inside ignored directories are not scanned. Submodules and other gitlinks are reported as the parent sees
+ *   them (one `UPDATED`/`ADDED`/`DELETED` entry for the submodule path), not scanned inside.
+ * - A directory that is not in a work tree is searched for repositories (any depth, no symlinks
+ *   followed); with none below, the result is `[]`. A missing `path` also gives `[]`; a `path`
+ *   that is not a directory is `INVALID_ARGUMENT`.
+ * - When `ref` does not resolve in a nested repository, that repository is skipped; elsewhere it
+ *   is a `GIT_ERROR`, as is any other git failure (git's standard error is in the message).
+ * - Each git call is bounded by 30 s; nothing is written to the repository (no optional locks).
+ */
+export async function readGitChanges(options: ReadGitChangesOptions): Promise<GitChange[]> {
+  const { path: target, ref, signal } = options;
+  if (typeof target !== 'string' || !path.isAbsolute(target)) {
+    throw invalidArgument('path', `must be an absolute path, got ${JSON.stringify(target)}`);
+  }
+  validateBaseOptions(ref, undefined);
+  const stats = await stat(target).catch(() => undefined);
+  if (stats === undefined) return [];
+  if (!stats.isDirectory()) throw invalidArgument('path', `must be a directory: ${target}`);
+
+  const unique = new Map<string, GitChange>();
+  for (const change of await collect(target, ref, false, signal)) {
+    if (!unique.has(change.path)) unique.set(change.path, change);
+  }
+  return [...unique.values()].sort((a, b) =>
+    Buffer.compare(Buffer.from(a.path, 'utf8'), Buffer.from(b.path, 'utf8')),
+  );
+}
+
+/** Changes under `dir`, relative to it, including those of repositories nested below. */
+async function collect(
+  dir: string,
+  ref: string | undefined,
+  nested: boolean,
+  signal: AbortSignal | undefined,
+): Promise<GitChange[]> {
+  const probeArgs = ['rev-parse', '--is-inside-work-tree'];
+  const probe = await runGit(probeArgs, { cwd: dir, signal });
+  if (probe.exitCode !== 0) {
+    if (!isNotRepositoryError(probe.stderr)) throw gitFailure(probeArgs, probe);
+    return collectNested(dir, await findRepositories(dir, signal), ref, signal);
+  }
+  // "false" inside a .git directory or a bare repository: there is no work tree to report.
+  if (stripFinalNewline(probe.stdout) !== 'true') return [];
+
+  let base: string;
+  try {
+    base = await resolveBaseRef({ cwd: dir, ref, signal });
+  } catch (error) {
+    // An explicit ref names a commit of the repository asked about, not of its nested ones.
+    if (nested && ref !== undefined && WorkspaceError.isInstance(error, 'GIT_ERROR')) return [];
+    throw error;
+  }
+  const [diff, others] = await Promise.all([
+    gitOutput(['diff', '--name-status', '-z', '-M', '--relative', '--no-ext-diff', base, '--'], {
+      cwd: dir,
+      signal,
+    }),
+    gitOutput(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: dir, signal }),
+  ]);
+
+  const changes = parseNameStatus(diff);
+  const repositories: string[] = [];
+  for (const entry of splitNul(others)) {
+    // Without --directory, only a nested repository is listed as a directory ("dir/").
+    if (entry.endsWith('/')) repositories.push(entry.slice(0, -1));
+    else changes.push({ status: 'ADDED', path: entry });
+  }
+  repositories.push(...(await repositoriesAbove(dir, changes, signal)));
+  const own = changes.filter(
+    (change) => !repositories.some((repository) => isSameOrInside(change.path, repository)),
+  );
+  return [...own, ...(await collectNested(dir, repositories, ref, signal))];
+}
+
+/**
+ * Repositories that `git ls-files --others` cannot show as `dir/` because the parent tracks files
+ * in their directory: any directory holding a `.git` above a reported path (outermost only).
+ */
+async function repositoriesAbove(
+  dir: string,
+  changes: readonly GitChange[],
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
+  const ancestors = new Set<string>();
+  for (const change of changes) {
+    const segments = change.path.split('/');
+    for (let length = 1; length < segments.length; length += 1) {
+      ancestors.add(segments.slice(0, length).join('/'));
+    }
+  }
+  const found: string[] = [];
+  // Shorter paths first, so a repository inside a found one is left to the recursion.
+  for (const ancestor of [...ancestors].sort((a, b) => a.length - b.length)) {
+    if (signal?.aborted) break;
+    if (found.some((repository) => isSameOrInside(ancestor, repository))) continue;
+    if (await lstat(path.join(dir, ancestor, '.git')).catch(() => undefined)) found.push(ancestor);
+  }
+  return found;
+}
+
+async function collectNested(
+  dir: string,
+  repositories: readonly string[],
+  ref: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<GitChange[]> {
+  const changes: GitChange[] = [];
+  for (const repository of repositories) {
+    const inner = await collect(path.join(dir, repository), ref, true, signal);
+    for (const change of inner) {
+      changes.push({ status: change.status, path: `${repository}/${change.path}` });
+    }
+  }
+  return changes;
+}
+
+/** True when POSIX `candidate` is `parent` or below it, comparing whole path segments. */
+export function isSameOrInside(candidate: string, parent: string): boolean {
+  return candidate === parent || candidate.startsWith(`${parent}/`);
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type {
   CommandResult,
@@ -35,30 +36,25 @@ export class LocalWorkspace extends BaseWorkspace {
   readonly kind = 'local';
   readonly #maxOutputBytes: number;
   readonly #env: Record<string, string>;
-  readonly #running = new Set<AbortController>();
+  /** Aborted by `close()`: stops every command still running. */
+  readonly #closing = new AbortController();
 
   constructor(options: LocalWorkspaceOptions = {}) {
     super({ workingDir: path.resolve(options.workingDir ?? process.cwd()) });
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.#env = options.env ?? {};
+    // Every running command listens on this signal; any number may run at once.
+    setMaxListeners(0, this.#closing.signal);
   }
 
-  protected async runCommand(request: CommandRequest): Promise<CommandResult> {
-    const controller = new AbortController();
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, controller.signal])
-      : controller.signal;
-    this.#running.add(controller);
-    try {
-      return await runLocalCommand({
-        ...request,
-        env: { ...this.#env, ...request.env },
-        signal,
-        maxOutputBytes: this.#maxOutputBytes,
-      });
-    } finally {
-      this.#running.delete(controller);
-    }
+  protected runCommand(request: CommandRequest): Promise<CommandResult> {
+    const closing = this.#closing.signal;
+    return runLocalCommand({
+      ...request,
+      env: { ...this.#env, ...request.env },
+      signal: request.signal ? AbortSignal.any([request.signal, closing]) : closing,
+      maxOutputBytes: this.#maxOutputBytes,
+    });
   }
 
   protected runFileUpload(
@@ -83,11 +79,13 @@ export class LocalWorkspace extends BaseWorkspace {
     return readGitDiff({ path: filePath });
   }
 
-  override async pause(): Promise<void> {}
+  /** Nothing to suspend on this machine: resolves at once. */
+  protected override async runPause(): Promise<void> {}
 
-  override async resume(): Promise<void> {}
+  /** Nothing to resume on this machine: resolves at once. */
+  protected override async runResume(): Promise<void> {}
 
   protected async runClose(): Promise<void> {
-    for (const controller of this.#running) controller.abort(new Error('workspace closed'));
+    this.#closing.abort(new Error('workspace closed'));
   }
 }

@@ -46,7 +46,7 @@ export abstract class BaseWorkspace implements Workspace {
     if (!path.posix.isAbsolute(workingDir)) {
       throw invalidArgument('workingDir', `must be an absolute path, got "${workingDir}"`);
     }
-    this.workingDir = path.posix.normalize(workingDir);
+    this.workingDir = path.posix.resolve(workingDir);
   }
 
   /** True once `close()` has been called. */
@@ -114,17 +114,13 @@ export abstract class BaseWorkspace implements Workspace {
   }
 
   async pause(): Promise<void> {
-    throw new WorkspaceError({
-      code: 'NOT_SUPPORTED',
-      message: `${this.kind} workspaces cannot be paused`,
-    });
+    this.assertOpen();
+    await this.runPause();
   }
 
   async resume(): Promise<void> {
-    throw new WorkspaceError({
-      code: 'NOT_SUPPORTED',
-      message: `${this.kind} workspaces cannot be resumed`,
-    });
+    this.assertOpen();
+    await this.runResume();
   }
 
   close(): Promise<void> {
@@ -166,6 +162,22 @@ export abstract class BaseWorkspace implements Workspace {
   ): Promise<FileOperationResult>;
   protected abstract runGitChanges(repositoryPath: string): Promise<GitChange[]>;
   protected abstract runGitDiff(filePath: string): Promise<GitDiff>;
+  /** Suspends the workspace; the default refuses with `NOT_SUPPORTED`. */
+  protected async runPause(): Promise<void> {
+    throw new WorkspaceError({
+      code: 'NOT_SUPPORTED',
+      message: `${this.kind} workspaces cannot be paused`,
+    });
+  }
+
+  /** Resumes the workspace; the default refuses with `NOT_SUPPORTED`. */
+  protected async runResume(): Promise<void> {
+    throw new WorkspaceError({
+      code: 'NOT_SUPPORTED',
+      message: `${this.kind} workspaces cannot be resumed`,
+    });
+  }
+
   /** Releases what the workspace holds; called once by `close()`. */
   protected abstract runClose(): Promise<void>;
 }

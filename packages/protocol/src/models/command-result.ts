@@ -17,7 +17,7 @@ export type CommandResultWire = z.infer<typeof commandResultWireSchema>;
 export interface CommandResult {
   /** The command line as it was run. */
   command: string;
-  /** Exit code of the process; `-1` when it timed out or was killed by a signal. */
+  /** Exit code of the process: `-1` when it timed out, `128 + n` when signal `n` killed it. */
   exitCode: number;
   /** Captured standard output (UTF-8, invalid bytes replaced). */
   stdout: string;

@@ -1,0 +1,98 @@
+/** Tiny benchmark harness: interleaved samples, percentiles and ratios against a baseline. */
+
+/** Percentile summary of one measured operation, in milliseconds. */
+export interface Summary {
+  name: string;
+  samples: number;
+  p50: number;
+  p95: number;
+  mean: number;
+}
+
+/** A candidate compared with the baseline measured in the same run. */
+export interface Comparison {
+  scenario: string;
+  baseline: Summary;
+  candidate: Summary;
+  /** candidate p50 / baseline p50. */
+  ratioP50: number;
+  /** candidate p95 / baseline p95. */
+  ratioP95: number;
+  target?: string;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+/** Summarises raw samples (milliseconds). */
+export function summarise(name: string, samples: number[]): Summary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const total = sorted.reduce((sum, value) => sum + value, 0);
+  return {
+    name,
+    samples: sorted.length,
+    p50: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
+    mean: total / sorted.length,
+  };
+}
+
+async function time(operation: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await operation();
+  return performance.now() - start;
+}
+
+/**
+ * Runs baseline and candidate alternately (so machine noise hits both alike) after a warm-up,
+ * and returns their summaries and ratios.
+ */
+export async function compare(options: {
+  scenario: string;
+  iterations: number;
+  warmup?: number;
+  baseline: { name: string; run: () => Promise<unknown> };
+  candidate: { name: string; run: () => Promise<unknown> };
+  target?: string;
+}): Promise<Comparison> {
+  const { iterations, warmup = Math.ceil(iterations / 10), baseline, candidate } = options;
+  for (let index = 0; index < warmup; index += 1) {
+    await baseline.run();
+    await candidate.run();
+  }
+  const baselineSamples: number[] = [];
+  const candidateSamples: number[] = [];
+  for (let index = 0; index < iterations; index += 1) {
+    if (index % 2 === 0) {
+      baselineSamples.push(await time(baseline.run));
+      candidateSamples.push(await time(candidate.run));
+    } else {
+      candidateSamples.push(await time(candidate.run));
+      baselineSamples.push(await time(baseline.run));
+    }
+  }
+  const baselineSummary = summarise(baseline.name, baselineSamples);
+  const candidateSummary = summarise(candidate.name, candidateSamples);
+  return {
+    scenario: options.scenario,
+    baseline: baselineSummary,
+    candidate: candidateSummary,
+    ratioP50: candidateSummary.p50 / baselineSummary.p50,
+    ratioP95: candidateSummary.p95 / baselineSummary.p95,
+    ...(options.target ? { target: options.target } : {}),
+  };
+}
+
+/** Prints one comparison as aligned lines. */
+export function printComparison(comparison: Comparison): void {
+  const format = (summary: Summary) =>
+    `${summary.name.padEnd(44)} p50 ${summary.p50.toFixed(3).padStart(9)} ms  p95 ${summary.p95.toFixed(3).padStart(9)} ms  (n=${summary.samples})`;
+  console.log(`\n## ${comparison.scenario}`);
+  console.log(`  baseline  ${format(comparison.baseline)}`);
+  console.log(`  candidate ${format(comparison.candidate)}`);
+  console.log(
+    `  ratio     p50 ${comparison.ratioP50.toFixed(2)}x  p95 ${comparison.ratioP95.toFixed(2)}x${comparison.target ? `  (target ${comparison.target})` : ''}`,
+  );
+}

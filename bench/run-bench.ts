@@ -1,0 +1,39 @@
+/**
+ * `pnpm bench`: every scenario compares our code with a baseline measured in the same run and
+ * reports p50/p95 and their ratio. Results are also written to bench/results/latest.json.
+ * Pass scenario group names to run only some: `pnpm bench local`.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Comparison, printComparison } from './bench-harness.js';
+import { benchLocalExec } from './local-exec-bench.js';
+
+const groups: Record<string, () => Promise<Comparison[]>> = {
+  local: benchLocalExec,
+};
+
+const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));
+const names = selected.length > 0 ? selected : Object.keys(groups);
+const results: Comparison[] = [];
+for (const name of names) {
+  const group = groups[name];
+  if (!group)
+    throw new Error(`unknown bench group "${name}" (known: ${Object.keys(groups).join(', ')})`);
+  for (const comparison of await group()) {
+    printComparison(comparison);
+    results.push(comparison);
+  }
+}
+
+const outputDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+await mkdir(outputDir, { recursive: true });
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: os.cpus().length,
+  results,
+};
+await writeFile(path.join(outputDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+console.log(`\nwrote ${path.join('bench', 'results', 'latest.json')}`);

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { internalServerErrorBodySchema } from '../errors/internal-server-error-body.js';
+import { bashCommandWireSchema } from '../models/bash-command.js';
+import { bashErrorWireSchema } from '../models/bash-error.js';
+import { bashEventWireSchema } from '../models/bash-event.js';
+import { bashEventPageWireSchema } from '../models/bash-event-page.js';
+import { bashEventSearchQueryWireSchema } from '../models/bash-event-search-query.js';
+import { bashEventsClearedWireSchema } from '../models/bash-events-cleared.js';
+import { bashOutputWireSchema } from '../models/bash-output.js';
+import { commandResultWireSchema } from '../models/command-result.js';
+import { errorEnvelopeSchema } from '../models/error-envelope.js';
+import { executeBashRequestWireSchema } from '../models/execute-bash-request.js';
+import { fileOperationResultWireSchema } from '../models/file-operation-result.js';
+import { gitChangeWireSchema, gitDiffWireSchema } from '../models/git-change.js';
+import { healthStatusSchema, readyStatusSchema } from '../models/health-status.js';
+import { serverInfoWireSchema } from '../models/server-info.js';
+import { successSchema } from '../models/success.js';
+import { validationIssueSchema } from '../models/validation-issue.js';
+import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
+import type { JsonSchemaOptions } from './to-json-schema.js';
+
+/** A named wire schema and the side ({@link JsonSchemaOptions.io}) a server publishes it for. */
+export interface WireSchemaEntry {
+  schema: z.ZodType;
+  io: NonNullable<JsonSchemaOptions['io']>;
+}
+
+/**
+ * Every wire model by its OpenHands name, for generating OpenAPI components: requests are
+ * described as input, responses and events as output.
+ */
+export const wireSchemas = {
+  ExecuteBashRequest: { schema: executeBashRequestWireSchema, io: 'input' },
+  BashEventSearchQuery: { schema: bashEventSearchQueryWireSchema, io: 'input' },
+  WebsocketAuthFrame: { schema: websocketAuthFrameWireSchema, io: 'input' },
+  BashCommand: { schema: bashCommandWireSchema, io: 'output' },
+  BashOutput: { schema: bashOutputWireSchema, io: 'output' },
+  BashError: { schema: bashErrorWireSchema, io: 'output' },
+  BashEvent: { schema: bashEventWireSchema, io: 'output' },
+  BashEventPage: { schema: bashEventPageWireSchema, io: 'output' },
+  BashEventsCleared: { schema: bashEventsClearedWireSchema, io: 'output' },
+  CommandResult: { schema: commandResultWireSchema, io: 'output' },
+  FileOperationResult: { schema: fileOperationResultWireSchema, io: 'output' },
+  GitChange: { schema: gitChangeWireSchema, io: 'output' },
+  GitDiff: { schema: gitDiffWireSchema, io: 'output' },
+  ServerInfo: { schema: serverInfoWireSchema, io: 'output' },
+  HealthStatus: { schema: healthStatusSchema, io: 'output' },
+  ReadyStatus: { schema: readyStatusSchema, io: 'output' },
+  Success: { schema: successSchema, io: 'output' },
+  ValidationIssue: { schema: validationIssueSchema, io: 'output' },
+  ErrorEnvelope: { schema: errorEnvelopeSchema, io: 'output' },
+  InternalServerErrorBody: { schema: internalServerErrorBodySchema, io: 'output' },
+} as const satisfies Record<string, WireSchemaEntry>;

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { expectZodIssueAt } from '../test-support/expect-zod-issue.js';
+import { serverInfoFromWire, serverInfoToWire } from './server-info.js';
+
+/** `/server_info` of an OpenHands server, including fields newer than this package. */
+const openHandsWire = {
+  uptime: 1234,
+  idle_time: 56,
+  title: 'OpenHands Agent Server',
+  version: '1.12.0',
+  sdk_version: '1.12.0',
+  tools_version: '1.12.0',
+  workspace_version: 'unknown',
+  build_git_sha: '611629e6',
+  build_git_ref: 'main',
+  python_version: '3.12.11 (main, Jun  4 2025, 04:14:08) [GCC 12.2.0]',
+  usable_tools: ['terminal', 'file_editor', 'task_tracker'],
+  runtime_idle_timeout_seconds: 1200,
+  conversation_runtime: 'local',
+  capabilities: [
+    'credential_binding_v1',
+    'credential_binding_readiness_probe_v1',
+    'credential_binding_activation_guard_v1',
+  ],
+  max_foreground_terminal_timeout_seconds: 1080,
+  docs: '/docs',
+  redoc: '/redoc',
+  build: { git_sha: '611629e6', dirty: false },
+};
+
+describe('ServerInfo', () => {
+  it('parses an OpenHands server_info into camelCase and keeps unknown fields', () => {
+    const info = serverInfoFromWire(openHandsWire);
+    expect(info).toEqual({
+      uptime: 1234,
+      idleTime: 56,
+      title: 'OpenHands Agent Server',
+      version: '1.12.0',
+      sdkVersion: '1.12.0',
+      toolsVersion: '1.12.0',
+      workspaceVersion: 'unknown',
+      buildGitSha: '611629e6',
+      buildGitRef: 'main',
+      pythonVersion: openHandsWire.python_version,
+      usableTools: ['terminal', 'file_editor', 'task_tracker'],
+      runtimeIdleTimeoutSeconds: 1200,
+      capabilities: openHandsWire.capabilities,
+      maxForegroundTerminalTimeoutSeconds: 1080,
+      docs: '/docs',
+      redoc: '/redoc',
+      extra: { conversation_runtime: 'local', build: { git_sha: '611629e6', dirty: false } },
+    });
+  });
+
+  it('round-trips, unknown fields included', () => {
+    expect(serverInfoToWire(serverInfoFromWire(openHandsWire))).toStrictEqual(openHandsWire);
+  });
+
+  it('fills OpenHands defaults for missing optional fields', () => {
+    const info = serverInfoFromWire({ uptime: 1.5, idle_time: 0 });
+    expect(info).toMatchObject({
+      uptime: 1.5,
+      title: 'OpenHands Agent Server',
+      version: 'unknown',
+      pythonVersion: null,
+      usableTools: [],
+      capabilities: [],
+      runtimeIdleTimeoutSeconds: null,
+      maxForegroundTerminalTimeoutSeconds: null,
+      docs: '/docs',
+      extra: {},
+    });
+  });
+
+  it('names the bad field', () => {
+    expectZodIssueAt(() => serverInfoFromWire({ idle_time: 0 }), ['uptime']);
+    expectZodIssueAt(() => serverInfoFromWire({ ...openHandsWire, idle_time: -1 }), ['idle_time']);
+    expectZodIssueAt(
+      () => serverInfoFromWire({ ...openHandsWire, capabilities: 'credential_binding_v1' }),
+      ['capabilities'],
+    );
+    expectZodIssueAt(
+      () => serverInfoFromWire({ ...openHandsWire, usable_tools: [1] }),
+      ['usable_tools', 0],
+    );
+  });
+});

@@ -83,6 +83,16 @@ export {
   errorEnvelopeToWire,
 } from './models/error-envelope.js';
 export {
+  EXEC_STREAM_CAPABILITY,
+  EXEC_STREAM_PATH,
+  type ExecClientFrameWire,
+  type ExecServerFrameWire,
+  type ExecSignal,
+  execClientFrameWireSchema,
+  execServerFrameWireSchema,
+  execSignalSchema,
+} from './models/exec-stream-frame.js';
+export {
   DEFAULT_BASH_TIMEOUT_SECONDS,
   type ExecuteBashRequest,
   type ExecuteBashRequestWire,

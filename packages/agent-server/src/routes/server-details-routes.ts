@@ -1,0 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from '../app/server-context.js';
+
+/** TODO(helper): implement. */
+export function registerServerDetailsRoutes(_app: FastifyInstance, _context: ServerContext): void {}

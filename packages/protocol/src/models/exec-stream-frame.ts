@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { hexIdSchema } from '../ids/hex-id.js';
+
+/**
+ * Our streaming-exec extension of the agent-server protocol: one websocket at
+ * {@link EXEC_STREAM_PATH} runs any number of commands, pushing output as it is produced, taking
+ * stdin and signals, and resuming after a dropped connection from the last `order` received.
+ * Output and exit frames are views of the same `BashOutput` events `/api/bash` serves, so `order`
+ * is the one counter of a command's events.
+ */
+export const EXEC_STREAM_CAPABILITY = 'agent_workspace.exec_stream_v1';
+
+/** Websocket path of the streaming-exec channel. */
+export const EXEC_STREAM_PATH = '/sockets/exec';
+
+/** Signals a client may send to a command's process group. */
+export const execSignalSchema = z.enum([
+  'SIGINT',
+  'SIGTERM',
+  'SIGKILL',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGUSR1',
+  'SIGUSR2',
+]);
+
+/** A signal a client may send to a command's process group. */
+export type ExecSignal = z.infer<typeof execSignalSchema>;
+
+const startFrameSchema = z.object({
+  type: z.literal('start'),
+  /** Client-chosen token echoed in `started`, to match replies to requests. */
+  request_id: z.string().max(200).nullish(),
+  command: z.string().min(1),
+  cwd: z.string().min(1).nullish(),
+  /** Seconds; fractions allowed. Default 300. */
+  timeout: z.number().positive().nullish(),
+  env: z.record(z.string(), z.string()).nullish(),
+  /** Keep stdin open for `stdin` frames; otherwise the command reads EOF. */
+  stdin: z.boolean().nullish(),
+});
+
+const stdinFrameSchema = z.object({
+  type: z.literal('stdin'),
+  command_id: hexIdSchema,
+  data: z.string(),
+  encoding: z.enum(['utf8', 'base64']).nullish(),
+});
+
+const closeStdinFrameSchema = z.object({ type: z.literal('close_stdin'), command_id: hexIdSchema });
+
+const signalFrameSchema = z.object({
+  type: z.literal('signal'),
+  command_id: hexIdSchema,
+  signal: execSignalSchema,
+});
+
+const attachFrameSchema = z.object({
+  type: z.literal('attach'),
+  command_id: hexIdSchema,
+  /** Replay events with `order` greater than this; `-1` replays everything. */
+  after_order: z.number().int().min(-1),
+});
+
+/** Wire shape of a frame the client sends (after the first-frame `{"type":"auth"}`). */
+export const execClientFrameWireSchema = z.discriminatedUnion('type', [
+  startFrameSchema,
+  stdinFrameSchema,
+  closeStdinFrameSchema,
+  signalFrameSchema,
+  attachFrameSchema,
+]);
+
+/** Wire JSON of a client frame. */
+export type ExecClientFrameWire = z.infer<typeof execClientFrameWireSchema>;
+
+const startedFrameSchema = z.object({
+  type: z.literal('started'),
+  command_id: hexIdSchema,
+  request_id: z.string().nullable(),
+  pid: z.number().int().nullable(),
+});
+
+const outputFrameSchema = z.object({
+  type: z.literal('output'),
+  command_id: hexIdSchema,
+  order: z.number().int().nonnegative(),
+  stream: z.enum(['stdout', 'stderr']),
+  data: z.string(),
+});
+
+const exitFrameSchema = z.object({
+  type: z.literal('exit'),
+  command_id: hexIdSchema,
+  order: z.number().int().nonnegative(),
+  exit_code: z.number().int(),
+  timeout_occurred: z.boolean(),
+  duration_ms: z.number().nonnegative(),
+});
+
+const errorFrameSchema = z.object({
+  type: z.literal('error'),
+  command_id: hexIdSchema.nullable(),
+  request_id: z.string().nullable(),
+  /** Stable code, e.g. `INVALID_FRAME`, `UNKNOWN_COMMAND`, `INVALID_CWD`, `SPAWN_ERROR`. */
+  code: z.string(),
+  detail: z.string(),
+});
+
+/** Wire shape of a frame the server sends. */
+export const execServerFrameWireSchema = z.discriminatedUnion('type', [
+  startedFrameSchema,
+  outputFrameSchema,
+  exitFrameSchema,
+  errorFrameSchema,
+]);
+
+/** Wire JSON of a server frame. */
+export type ExecServerFrameWire = z.infer<typeof execServerFrameWireSchema>;

@@ -7,6 +7,8 @@ export interface Summary {
   p50: number;
   p95: number;
   mean: number;
+  /** Unit of the samples. */
+  unit: string;
 }
 
 /** A candidate compared with the baseline measured in the same run. */
@@ -19,6 +21,8 @@ export interface Comparison {
   /** candidate p95 / baseline p95. */
   ratioP95: number;
   target?: string;
+  /** Extra facts printed under the ratios (absolute deltas, memory). */
+  notes?: string;
 }
 
 function percentile(sorted: number[], fraction: number): number {
@@ -26,8 +30,8 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[index] ?? Number.NaN;
 }
 
-/** Summarises raw samples (milliseconds). */
-export function summarise(name: string, samples: number[]): Summary {
+/** Summarises raw samples (milliseconds unless `unit` says otherwise). */
+export function summarise(name: string, samples: number[], unit = 'ms'): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const total = sorted.reduce((sum, value) => sum + value, 0);
   return {
@@ -36,6 +40,7 @@ export function summarise(name: string, samples: number[]): Summary {
     p50: percentile(sorted, 0.5),
     p95: percentile(sorted, 0.95),
     mean: total / sorted.length,
+    unit,
   };
 }
 
@@ -88,11 +93,12 @@ export async function compare(options: {
 /** Prints one comparison as aligned lines. */
 export function printComparison(comparison: Comparison): void {
   const format = (summary: Summary) =>
-    `${summary.name.padEnd(44)} p50 ${summary.p50.toFixed(3).padStart(9)} ms  p95 ${summary.p95.toFixed(3).padStart(9)} ms  (n=${summary.samples})`;
+    `${summary.name.padEnd(44)} p50 ${summary.p50.toFixed(3).padStart(9)} ${summary.unit}  p95 ${summary.p95.toFixed(3).padStart(9)} ${summary.unit}  (n=${summary.samples})`;
   console.log(`\n## ${comparison.scenario}`);
   console.log(`  baseline  ${format(comparison.baseline)}`);
   console.log(`  candidate ${format(comparison.candidate)}`);
   console.log(
     `  ratio     p50 ${comparison.ratioP50.toFixed(2)}x  p95 ${comparison.ratioP95.toFixed(2)}x${comparison.target ? `  (target ${comparison.target})` : ''}`,
   );
+  if (comparison.notes) console.log(`  notes     ${comparison.notes}`);
 }

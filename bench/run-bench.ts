@@ -9,9 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchLocalExec } from './local-exec-bench.js';
+import { benchRemoteExec } from './remote-exec-bench.js';
+import { benchTransfer } from './transfer-bench.js';
 
 const groups: Record<string, () => Promise<Comparison[]>> = {
   local: benchLocalExec,
+  remote: benchRemoteExec,
+  transfer: benchTransfer,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -6,3 +6,4 @@ source scripts/ensure-pnpm.sh
 pnpm install --frozen-lockfile
 pnpm build
 pnpm example:local
+pnpm example:remote

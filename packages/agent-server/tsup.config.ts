@@ -1,4 +1,46 @@
-import { defineConfig } from 'tsup';
+import { cp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Options } from 'tsup';
+
+const packageDir = path.dirname(fileURLToPath(import.meta.url));
+
+/** swagger-ui's assets, which the bundle cannot inline; they are copied next to it. */
+const swaggerUiStatic = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')),
+  'static',
+);
+
+/**
+ * tsup options of the single-file bundle `<outDir>/agent-server.mjs`: the CLI with every
+ * dependency inlined, runnable with plain `node` where no `node_modules` exist (container
+ * images). swagger-ui's `static` folder is copied to `<outDir>/static`, where the bundle serves
+ * `/docs` from.
+ */
+export function bundleOptions(outDir: string): Options {
+  return {
+    entry: { 'agent-server': path.join(packageDir, 'src/cli.ts') },
+    outDir,
+    outExtension: () => ({ js: '.mjs' }),
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    noExternal: [/./],
+    splitting: false,
+    // `__dirname` / `__filename` for inlined CommonJS code.
+    shims: true,
+    clean: true,
+    define: { AGENT_SERVER_BUNDLE: 'true' },
+    // `require` for inlined CommonJS code that loads Node built-ins.
+    banner: {
+      js: "import { createRequire as bundleCreateRequire } from 'node:module';\nconst require = bundleCreateRequire(import.meta.url);",
+    },
+    onSuccess: async () => {
+      await cp(swaggerUiStatic, path.join(outDir, 'static'), { recursive: true });
+    },
+  };
+}
 
 export default defineConfig([
   {
@@ -6,8 +48,10 @@ export default defineConfig([
     format: ['esm'],
     dts: { entry: { index: 'src/index.ts' } },
     sourcemap: true,
-    clean: true,
+    // The bundle below cleans its own folder.
+    clean: ['!bundle/**'],
     target: 'node20',
     platform: 'node',
   },
+  bundleOptions('dist/bundle'),
 ]);

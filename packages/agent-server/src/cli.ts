@@ -1,1 +1,51 @@
-// TODO(helper): CLI
+#!/usr/bin/env node
+import { CLI_USAGE, CliUsageError, parseCliArgs } from './cli/parse-cli-args.js';
+import { createAgentServer } from './create-agent-server.js';
+import { VERSION } from './version.js';
+
+/** The `agent-server` command: parses flags, serves until SIGTERM/SIGINT, then closes cleanly. */
+async function main(): Promise<void> {
+  let command: ReturnType<typeof parseCliArgs>;
+  try {
+    command = parseCliArgs(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof CliUsageError)) throw error;
+    process.stderr.write(`agent-server: ${error.message}\nRun 'agent-server --help' for usage.\n`);
+    process.exit(2);
+  }
+  if (command.kind === 'help') return void process.stdout.write(CLI_USAGE);
+  if (command.kind === 'version') return void process.stdout.write(`${VERSION}\n`);
+
+  let server: Awaited<ReturnType<typeof createAgentServer>>;
+  try {
+    server = await createAgentServer(command.options);
+  } catch (error) {
+    process.stderr.write(`agent-server: failed to start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const { log } = server.app;
+  const { host, sessionApiKeys, workingDir } = server.options;
+  log.info({ url: server.url, workingDir }, `agent-server listening on ${server.url}`);
+  if (sessionApiKeys.length === 0 && host !== '127.0.0.1' && host !== 'localhost') {
+    log.warn({ host }, 'no session API key configured: anyone who can reach the port has access');
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    // A second signal while closing gives up waiting.
+    if (stopping) process.exit(1);
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+await main();

@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { invalidArgument } from '@agent-workspace/core';
 import type { FastifyInstance } from 'fastify';
 import {
   type AgentServerOptions,
@@ -27,7 +29,9 @@ export interface AgentServer extends AsyncDisposable {
 }
 
 /**
- * Starts an OpenHands-compatible agent-server and resolves once it listens.
+ * Starts an OpenHands-compatible agent-server and resolves once it listens. Rejects with a
+ * `ZodError` naming a bad option, a `WorkspaceError` (`INVALID_ARGUMENT`) when `workingDir` is
+ * not an existing directory, or the listen error (e.g. `EADDRINUSE`).
  *
  * @example
  * ```ts
@@ -37,6 +41,9 @@ export interface AgentServer extends AsyncDisposable {
  */
 export async function createAgentServer(options: AgentServerOptions = {}): Promise<AgentServer> {
   const resolved = resolveAgentServerOptions(options);
+  if (!(await stat(resolved.workingDir).catch(() => undefined))?.isDirectory()) {
+    throw invalidArgument('workingDir', `must be an existing directory: ${resolved.workingDir}`);
+  }
   let lastActivityAt = Date.now();
   const bash = new BashEventService({
     workingDir: resolved.workingDir,
@@ -63,17 +70,20 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       }),
   };
   await bash.start();
-  const app = await buildApp(context);
+  let app: FastifyInstance | undefined;
   try {
+    app = await buildApp(context);
     await app.listen({ host: resolved.host, port: resolved.port });
   } catch (error) {
-    await app.close();
+    await app?.close();
     await bash.close();
     throw error;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : resolved.port;
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  // A wildcard address is reached through loopback.
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -83,7 +93,7 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
     return closing;
   };
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    url: `http://${reachable}:${port}`,
     port,
     options: resolved,
     app,

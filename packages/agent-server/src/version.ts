@@ -1,6 +1,4 @@
-import { createRequire } from 'node:module';
+import packageJson from '../package.json' with { type: 'json' };
 
-/** Version of this package, read from its package.json. */
-export const VERSION: string = (
-  createRequire(import.meta.url)('../package.json') as { version: string }
-).version;
+/** Version of this package, read from its package.json (inlined by the build). */
+export const VERSION: string = packageJson.version;

@@ -11,7 +11,12 @@ export {
   type WorkspaceErrorOptions,
 } from './errors/workspace-error.js';
 export { type ReadGitChangesOptions, readGitChanges } from './git/read-git-changes.js';
-export { type ReadGitDiffOptions, readGitDiff } from './git/read-git-diff.js';
+export {
+  DEFAULT_MAX_DIFF_FILE_BYTES,
+  type ReadGitDiffOptions,
+  readGitDiff,
+} from './git/read-git-diff.js';
+export { type ResolveBaseRefOptions, resolveBaseRef } from './git/resolve-base-ref.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { LocalWorkspace, type LocalWorkspaceOptions } from './local/local-workspace.js';
 export {
@@ -19,6 +24,16 @@ export {
   type RunLocalCommandOptions,
   runLocalCommand,
 } from './local/run-local-command.js';
+export {
+  type LocalCommandHandle,
+  type StartLocalCommandOptions,
+  startLocalCommand,
+} from './local/start-local-command.js';
+export {
+  CLIENT_TIMEOUT_GRACE_MS,
+  RemoteWorkspace,
+  type RemoteWorkspaceOptions,
+} from './remote/remote-workspace.js';
 export {
   abortedError,
   BaseWorkspace,

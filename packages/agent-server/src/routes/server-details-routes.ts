@@ -1,5 +1,70 @@
+import {
+  EXEC_STREAM_CAPABILITY,
+  HEALTH_OK,
+  healthStatusSchema,
+  READY,
+  readyStatusSchema,
+  type ServerInfoWire,
+  serverInfoWireSchema,
+} from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
+import { VERSION } from '../version.js';
 
-/** TODO(helper): implement. */
-export function registerServerDetailsRoutes(_app: FastifyInstance, _context: ServerContext): void {}
+/** Capability announced when file and git paths are confined to the working directory. */
+export const CONFINE_TO_WORKING_DIR_CAPABILITY = 'agent_workspace.confine_to_working_dir_v1';
+
+/**
+ * Registers the open server-details routes of OpenHands: `GET /alive`, `/health`, `/ready`,
+ * `/server_info` and `/` (the same `ServerInfo`). The build sha and ref come from
+ * `AGENT_SERVER_BUILD_GIT_SHA` / `_REF` (or OpenHands' `OPENHANDS_BUILD_GIT_SHA` / `_REF`);
+ * `capabilities` lists our extensions only when `options.extensions` is on.
+ */
+export function registerServerDetailsRoutes(app: FastifyInstance, context: ServerContext): void {
+  const env = process.env;
+  const buildGitSha = env.AGENT_SERVER_BUILD_GIT_SHA ?? env.OPENHANDS_BUILD_GIT_SHA ?? 'unknown';
+  const buildGitRef = env.AGENT_SERVER_BUILD_GIT_REF ?? env.OPENHANDS_BUILD_GIT_REF ?? 'unknown';
+  const { extensions, confineToWorkingDir } = context.options;
+  const capabilities = extensions
+    ? [EXEC_STREAM_CAPABILITY, ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : [])]
+    : [];
+  const tags = ['Server Details'];
+  const health = {
+    schema: { tags, security: [], response: { 200: healthStatusSchema } },
+  };
+
+  app.get('/alive', health, async () => HEALTH_OK);
+  app.get('/health', health, async () => HEALTH_OK);
+  // The server listens only once start-up is complete, so it is always ready.
+  app.get(
+    '/ready',
+    { schema: { tags, security: [], response: { 200: readyStatusSchema } } },
+    async () => READY,
+  );
+
+  const serverInfo = async (): Promise<ServerInfoWire> => {
+    const now = Date.now();
+    return {
+      uptime: Math.floor((now - context.startedAt) / 1000),
+      idle_time: Math.floor((now - context.lastActivityAt()) / 1000),
+      title: 'OpenHands Agent Server',
+      version: VERSION,
+      sdk_version: 'unknown',
+      tools_version: 'unknown',
+      workspace_version: 'unknown',
+      build_git_sha: buildGitSha,
+      build_git_ref: buildGitRef,
+      python_version: null,
+      usable_tools: [],
+      runtime_idle_timeout_seconds: null,
+      capabilities,
+      max_foreground_terminal_timeout_seconds: null,
+      docs: '/docs',
+      // There is no ReDoc page; point ReDoc readers at the Swagger UI.
+      redoc: '/docs',
+    };
+  };
+  const info = { schema: { tags, security: [], response: { 200: serverInfoWireSchema } } };
+  app.get('/server_info', info, serverInfo);
+  app.get('/', { schema: { ...info.schema, hide: true } }, serverInfo);
+}

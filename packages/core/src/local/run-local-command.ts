@@ -1,25 +1,9 @@
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
-import path from 'node:path';
-import type { Readable } from 'node:stream';
 import type { CommandResult } from '@agent-workspace/protocol';
-import { execa } from 'execa';
-import { WorkspaceError } from '../errors/workspace-error.js';
-import { abortedError, type CommandRequest, invalidArgument } from '../workspace/base-workspace.js';
-import { killProcessGroup, type ProcessGroupKill } from './kill-process-group.js';
-import { OutputCapture } from './output-capture.js';
+import type { CommandRequest } from '../workspace/base-workspace.js';
+import { startLocalCommand } from './start-local-command.js';
 
 /** Default cap on captured bytes per stream (10 MiB). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
-
-/**
- * How long to keep reading after bash exits. Output a backgrounded process writes after that
- * is discarded, and the pipes are left open so that process is not hit by SIGPIPE.
- */
-export const OUTPUT_DRAIN_MS = 100;
-
-/** Largest delay `setTimeout` accepts (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Input of {@link runLocalCommand}. */
 export interface RunLocalCommandOptions extends CommandRequest {
@@ -32,13 +16,14 @@ export interface RunLocalCommandOptions extends CommandRequest {
 /**
  * Runs a command with `bash -c` on this machine, in its own process group.
  *
- * - Resolves when bash exits, reading for at most {@link OUTPUT_DRAIN_MS} more: a backgrounded
- *   process that keeps the pipes open neither delays the result nor gets killed.
+ * - Resolves when bash exits, reading for at most `OUTPUT_DRAIN_MS` (100 ms) more: a
+ *   backgrounded process that keeps the pipes open neither delays the result nor gets killed.
  * - On timeout or abort, the whole process group gets SIGTERM, then SIGKILL after a grace.
  *   A timeout resolves with `timeoutOccurred: true` and `exitCode: -1`; an abort rejects with
  *   `ABORTED`. Death by a signal otherwise gives `exitCode` 128 + the signal number.
  * - Output is decoded as UTF-8 (invalid bytes become U+FFFD); each stream keeps its last
  *   `maxOutputBytes` bytes, prefixed with `[... N bytes truncated ...]` when cut.
+ * - Stdin is closed; use {@link startLocalCommand} to write to it or to signal the command.
  *
  * @throws WorkspaceError `INVALID_CWD` when `cwd` is missing or not a directory, `SPAWN_ERROR`
  * when bash cannot start, `ABORTED` when `signal` fires, `INVALID_ARGUMENT` for a bad cap or
@@ -46,240 +31,5 @@ export interface RunLocalCommandOptions extends CommandRequest {
  * An error thrown by `onStdout`/`onStderr` stops the command and rejects with that error.
  */
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<CommandResult> {
-  const { maxOutputBytes, signal } = options;
-  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 0) {
-    throw invalidArgument(
-      'maxOutputBytes',
-      `must be a non-negative integer, got ${String(maxOutputBytes)}`,
-    );
-  }
-  if (options.command.includes('\0'))
-    throw invalidArgument('command', 'must not contain NUL bytes');
-  for (const [name, value] of Object.entries(options.env)) {
-    if (value.includes('\0')) throw invalidArgument(`env.${name}`, 'must not contain NUL bytes');
-  }
-  assertDirectory(options.cwd);
-  if (signal?.aborted) throw abortedError(signal);
-  return new Promise((resolve, reject) => {
-    try {
-      run(options, resolve, reject);
-    } catch (error) {
-      // execa validates some input synchronously; anything it rejects is a spawn failure.
-      reject(spawnError(options, error));
-    }
-  });
-}
-
-/** Spawns the command and settles through `resolve`/`reject` exactly once. */
-function run(
-  options: RunLocalCommandOptions,
-  resolve: (result: CommandResult) => void,
-  reject: (error: unknown) => void,
-): void {
-  const { command, signal } = options;
-  const startedAt = performance.now();
-  const stdout = new OutputCapture(options.maxOutputBytes, options.onStdout);
-  const stderr = new OutputCapture(options.maxOutputBytes, options.onStderr);
-  const subprocess = execa(options.shell ?? bashPath(), ['-c', command], {
-    cwd: options.cwd,
-    env: options.env,
-    extendEnv: true,
-    stdin: 'ignore',
-    detached: true,
-    buffer: false,
-    encoding: 'buffer',
-    stripFinalNewline: false,
-    reject: false,
-  });
-  const { pid } = subprocess;
-  const streams = [subprocess.stdout, subprocess.stderr] as Readable[];
-
-  let settled = false;
-  let exited = false;
-  let exitCode = -1;
-  let durationMs = 0;
-  let timedOut = false;
-  let aborted = false;
-  let failure: unknown;
-  let openStreams = streams.length;
-  let kill: ProcessGroupKill | undefined;
-  let drainTimer: NodeJS.Timeout | undefined;
-
-  const stop = (): void => {
-    if (kill || exited || pid === undefined) return;
-    kill = killProcessGroup(pid);
-  };
-  const fail = (error: unknown): void => {
-    failure ??= error;
-    stop();
-  };
-  const onAbort = (): void => {
-    aborted = true;
-    stop();
-  };
-  const timeoutTimer = setTimeout(
-    () => {
-      timedOut = true;
-      stop();
-    },
-    Math.min(options.timeoutMs, MAX_TIMER_MS),
-  );
-  signal?.addEventListener('abort', onAbort, { once: true });
-
-  const finish = (): void => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timeoutTimer);
-    clearTimeout(drainTimer);
-    signal?.removeEventListener('abort', onAbort);
-    kill?.settle();
-    try {
-      stdout.flush();
-      stderr.flush();
-    } catch (error) {
-      failure ??= error;
-    }
-    if (failure !== undefined) {
-      reject(failure);
-    } else if (aborted && signal) {
-      reject(abortedError(signal));
-    } else {
-      resolve({
-        command,
-        exitCode: timedOut ? -1 : exitCode,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        timeoutOccurred: timedOut,
-        durationMs,
-      });
-    }
-  };
-  const maybeFinish = (): void => {
-    if (exited && openStreams === 0) finish();
-  };
-  // Stop capturing but keep the pipes open and drained, unref'd, for background holders.
-  const detachStreams = (): void => {
-    streams.forEach((stream, index) => {
-      stream.off('data', handlers[index] as (chunk: Uint8Array) => void);
-      stream.resume();
-      (stream as { unref?: () => void }).unref?.();
-    });
-    finish();
-  };
-
-  const onData = (capture: OutputCapture) => (chunk: Uint8Array) => {
-    if (settled || failure !== undefined) return;
-    try {
-      capture.write(chunk);
-    } catch (error) {
-      fail(error);
-    }
-  };
-  const handlers = [onData(stdout), onData(stderr)];
-  streams.forEach((stream, index) => {
-    stream.on('data', handlers[index] as (chunk: Uint8Array) => void);
-  });
-  for (const stream of streams) {
-    stream.once('close', () => {
-      openStreams--;
-      maybeFinish();
-    });
-  }
-
-  subprocess.once('exit', (code, exitSignal) => {
-    exited = true;
-    durationMs = performance.now() - startedAt;
-    exitCode = code ?? (exitSignal ? 128 + (osConstants.signals[exitSignal] ?? 0) : -1);
-    // Bash is done: a later timeout or abort must not kill what it left in the background.
-    clearTimeout(timeoutTimer);
-    signal?.removeEventListener('abort', onAbort);
-    if (openStreams === 0) {
-      finish();
-      return;
-    }
-    // Something still holds the pipes: drain briefly; setImmediate lets one more poll
-    // phase read data that is already waiting.
-    drainTimer = setTimeout(() => setImmediate(detachStreams), OUTPUT_DRAIN_MS);
-  });
-  const onSpawnFailure = (error: unknown): void => {
-    if (exited || settled) return;
-    settled = true;
-    clearTimeout(timeoutTimer);
-    signal?.removeEventListener('abort', onAbort);
-    reject(spawnError(options, error));
-  };
-  subprocess.once('error', (error) => {
-    if (subprocess.pid === undefined) onSpawnFailure(error);
-  });
-  subprocess.then(
-    (result) => {
-      if (result.failed && !exited) onSpawnFailure(result.cause ?? result);
-    },
-    (error: unknown) => onSpawnFailure(error),
-  );
-}
-
-/** The `SPAWN_ERROR` for a shell that could not be started. */
-function spawnError(options: RunLocalCommandOptions, error: unknown): WorkspaceError {
-  return new WorkspaceError({
-    code: 'SPAWN_ERROR',
-    message: `cannot start ${options.shell ?? 'bash'}: ${errorMessage(error)}`,
-    cause: error,
-  });
-}
-
-/**
- * Throws `INVALID_CWD` unless `cwd` is an existing directory. Synchronous on purpose: one local
- * stat costs microseconds, while a thread-pool round trip would add latency to every command.
- */
-function assertDirectory(cwd: string): void {
-  let isDirectory: boolean;
-  try {
-    isDirectory = statSync(cwd).isDirectory();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new WorkspaceError({
-      code: 'INVALID_CWD',
-      message:
-        code === 'ENOENT' || code === 'ENOTDIR'
-          ? `cwd does not exist: ${cwd}`
-          : `cwd is not accessible: ${cwd} (${code ?? errorMessage(error)})`,
-      cause: error,
-      details: { path: cwd },
-    });
-  }
-  if (!isDirectory) {
-    throw new WorkspaceError({
-      code: 'INVALID_CWD',
-      message: `cwd is not a directory: ${cwd}`,
-      details: { path: cwd },
-    });
-  }
-}
-
-let cachedBashPath: string | undefined;
-
-/**
- * Absolute path of `bash` on this process's `PATH`, looked up once, so a command's own `PATH`
- * override cannot make the shell itself unfindable. Falls back to plain `bash`.
- */
-function bashPath(): string {
-  if (cachedBashPath) return cachedBashPath;
-  cachedBashPath = 'bash';
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, 'bash');
-    try {
-      accessSync(candidate, fsConstants.X_OK);
-      cachedBashPath = candidate;
-      break;
-    } catch {
-      // Not here; keep looking.
-    }
-  }
-  return cachedBashPath;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return startLocalCommand(options).result;
 }

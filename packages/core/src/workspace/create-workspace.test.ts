@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { LocalWorkspace } from '../local/local-workspace.js';
+import { RemoteWorkspace } from '../remote/remote-workspace.js';
 import { rejectionOf } from '../testing/rejection-of.js';
 import { createWorkspace } from './create-workspace.js';
 import { listWorkspaceKinds, registerWorkspaceType } from './workspace-registry.js';
@@ -62,14 +63,25 @@ describe('createWorkspace', () => {
     expect(error.message).toContain('local');
   });
 
-  it('validates a remote config and says RemoteWorkspace is not available yet', async () => {
+  it('validates a remote config and builds a RemoteWorkspace from { host, workingDir }', async () => {
     const invalid = await rejection(createWorkspace({ host: 'not a url', workingDir: '/w' }));
     expect(invalid.code).toBe('INVALID_CONFIG');
     expect(invalid.message).toContain('host');
-    const unavailable = await rejection(
-      createWorkspace({ host: 'http://127.0.0.1:8000', workingDir: '/w' }),
+    const badTimeout = await rejection(
+      createWorkspace({ host: 'http://127.0.0.1:8000', workingDir: '/w', requestTimeoutMs: -1 }),
     );
-    expect(unavailable.code).toBe('NOT_SUPPORTED');
+    expect(badTimeout.code).toBe('INVALID_CONFIG');
+    expect(badTimeout.message).toContain('requestTimeoutMs');
+
+    await using workspace = await createWorkspace({
+      host: 'http://127.0.0.1:8000/',
+      workingDir: '/w',
+      apiKey: 'key',
+    });
+    expect(workspace).toBeInstanceOf(RemoteWorkspace);
+    expect(workspace.kind).toBe('remote');
+    expect(workspace.workingDir).toBe('/w');
+    expect((workspace as RemoteWorkspace).host).toBe('http://127.0.0.1:8000');
   });
 });
 

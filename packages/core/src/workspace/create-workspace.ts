@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { LocalWorkspace } from '../local/local-workspace.js';
+import { RemoteWorkspace } from '../remote/remote-workspace.js';
 import type { Workspace } from './workspace.js';
 import {
   getWorkspaceType,
@@ -16,12 +17,17 @@ export const localWorkspaceConfigSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
 });
 
-/** Config of a `RemoteWorkspace`: `{ host, workingDir, apiKey? }`, `kind` optional. */
+/** Config of a {@link RemoteWorkspace}: `{ host, workingDir, apiKey? }`, `kind` optional. */
 export const remoteWorkspaceConfigSchema = z.strictObject({
   kind: z.literal('remote').optional(),
   host: z.url({ protocol: /^https?$/ }),
   workingDir: z.string().min(1),
   apiKey: z.string().min(1).optional(),
+  requestTimeoutMs: z.number().positive().optional(),
+  connectTimeoutMs: z.number().positive().optional(),
+  reconnectTimeoutMs: z.number().positive().optional(),
+  maxConnections: z.number().int().positive().optional(),
+  maxOutputBytes: z.number().int().positive().optional(),
 });
 
 /** Config of a local workspace. */
@@ -51,13 +57,7 @@ function registerBuiltInTypes(): void {
     registerWorkspaceType({
       kind: 'remote',
       schema: remoteWorkspaceConfigSchema,
-      create: () => {
-        throw new WorkspaceError({
-          code: 'NOT_SUPPORTED',
-          message:
-            'RemoteWorkspace is not available yet: it arrives with @agent-workspace/agent-server',
-        });
-      },
+      create: ({ kind: _kind, ...options }) => new RemoteWorkspace(options),
     });
   }
 }

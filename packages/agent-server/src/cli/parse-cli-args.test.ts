@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliUsageError, parseCliArgs } from './parse-cli-args.js';
+
+describe('parseCliArgs', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'agent-server-cli-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('applies defaults', () => {
+    expect(parseCliArgs([], {})).toEqual({
+      kind: 'serve',
+      options: {
+        host: '127.0.0.1',
+        port: 8000,
+        workingDir: process.cwd(),
+        sessionApiKeys: [],
+        logLevel: 'info',
+        confineToWorkingDir: false,
+        allowCorsOrigins: [],
+        extensions: true,
+      },
+    });
+  });
+
+  it('reads every flag, repeated keys and the environment in order', () => {
+    const command = parseCliArgs(
+      [
+        '--host=0.0.0.0',
+        '--port',
+        '0',
+        '--working-dir',
+        dir,
+        '--session-api-key',
+        'flag-a',
+        '--session-api-key=flag-b',
+        '--state-dir',
+        'state',
+        '--log-level',
+        'debug',
+        '--confine-to-working-dir',
+        '--max-upload-bytes',
+        '1024',
+        '--allow-cors-origin',
+        'https://app.example.com',
+        '--no-extensions',
+      ],
+      {
+        SESSION_API_KEY: 'legacy',
+        OH_SESSION_API_KEYS_10: 'env-10',
+        OH_SESSION_API_KEYS_2: 'env-2',
+        OH_SESSION_API_KEYS_X: 'ignored',
+        OH_ALLOW_CORS_ORIGINS_0: 'https://other.example.com',
+      },
+    );
+    expect(command).toEqual({
+      kind: 'serve',
+      options: {
+        host: '0.0.0.0',
+        port: 0,
+        workingDir: dir,
+        sessionApiKeys: ['flag-a', 'flag-b', 'legacy', 'env-2', 'env-10'],
+        stateDir: path.resolve('state'),
+        logLevel: 'debug',
+        confineToWorkingDir: true,
+        maxUploadBytes: 1024,
+        allowCorsOrigins: ['https://app.example.com', 'https://other.example.com'],
+        extensions: false,
+      },
+    });
+  });
+
+  it('skips the `--` that pnpm passes through', () => {
+    expect(parseCliArgs(['--', '--port', '9000'], {})).toMatchObject({ options: { port: 9000 } });
+  });
+
+  it('answers help and version', () => {
+    expect(parseCliArgs(['--help'], {})).toEqual({ kind: 'help' });
+    expect(parseCliArgs(['-v'], {})).toEqual({ kind: 'version' });
+  });
+
+  it('names the flag of every bad input', () => {
+    const cases: [string[], string][] = [
+      [['--bogus'], "Unknown option '--bogus'"],
+      [['--port'], "Option '--port <value>' argument missing"],
+      [['--port', 'abc'], "--port must be an integer from 0 to 65535, got 'abc'"],
+      [['--port', '65536'], "--port must be an integer from 0 to 65535, got '65536'"],
+      [['--port', '-1'], "Option '--port' argument is ambiguous"],
+      [['--port=-1'], "--port must be an integer from 0 to 65535, got '-1'"],
+      [['--max-upload-bytes', '0'], '--max-upload-bytes must be an integer from 1 to'],
+      [['--max-upload-bytes', '1.5'], '--max-upload-bytes must be an integer'],
+      [['--log-level', 'loud'], '--log-level must be one of fatal, error, warn, info, debug'],
+      [['--host', ''], '--host must not be empty'],
+      [['--session-api-key', ''], '--session-api-key must not be empty'],
+      [['--working-dir', path.join(dir, 'missing')], '--working-dir must be an existing directory'],
+      [['serve'], "Unexpected argument 'serve'"],
+      [['--extensions=false'], "Option '--extensions' does not take an argument"],
+    ];
+    for (const [args, message] of cases) {
+      expect(() => parseCliArgs(args, {}), args.join(' ')).toThrow(CliUsageError);
+      expect(() => parseCliArgs(args, {}), args.join(' ')).toThrow(message);
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { EXEC_STREAM_CAPABILITY, serverInfoFromWire } from '@agent-workspace/protocol';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { VERSION } from '../version.js';
+import { CONFINE_TO_WORKING_DIR_CAPABILITY } from './server-details-routes.js';
+
+const started: TestServer[] = [];
+
+async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
+  const server = await startTestServer(...args);
+  started.push(server);
+  return server;
+}
+
+async function getJson(url: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url);
+  return { status: response.status, body: await response.json() };
+}
+
+afterAll(async () => {
+  await Promise.all(started.map((server) => server.close()));
+});
+
+describe('server details routes', () => {
+  const environment = { ...process.env };
+  afterEach(() => {
+    process.env = { ...environment };
+  });
+
+  it('answers health and readiness without a session key', async () => {
+    const t = await start({ sessionApiKeys: ['secret'] });
+    expect(await getJson(`${t.url}/alive`)).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await getJson(`${t.url}/health`)).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await getJson(`${t.url}/ready`)).toEqual({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('reports server info at /server_info and /', async () => {
+    delete process.env.AGENT_SERVER_BUILD_GIT_SHA;
+    delete process.env.AGENT_SERVER_BUILD_GIT_REF;
+    process.env.OPENHANDS_BUILD_GIT_SHA = 'abc123';
+    process.env.OPENHANDS_BUILD_GIT_REF = 'refs/heads/legacy';
+    const t = await start({ sessionApiKeys: ['secret'] });
+    const expected = {
+      uptime: 0,
+      idle_time: 0,
+      title: 'OpenHands Agent Server',
+      version: VERSION,
+      sdk_version: 'unknown',
+      tools_version: 'unknown',
+      workspace_version: 'unknown',
+      build_git_sha: 'abc123',
+      build_git_ref: 'refs/heads/legacy',
+      python_version: null,
+      usable_tools: [],
+      runtime_idle_timeout_seconds: null,
+      capabilities: [EXEC_STREAM_CAPABILITY],
+      max_foreground_terminal_timeout_seconds: null,
+      docs: '/docs',
+      redoc: '/docs',
+    };
+    for (const route of ['/server_info', '/']) {
+      const { status, body } = await getJson(`${t.url}${route}`);
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        ...expected,
+        uptime: expect.any(Number),
+        idle_time: expect.any(Number),
+      });
+      const { uptime, idle_time } = body as { uptime: number; idle_time: number };
+      expect([uptime, idle_time].every(Number.isInteger)).toBe(true);
+      // Our own client parses it.
+      expect(serverInfoFromWire(body).capabilities).toEqual([EXEC_STREAM_CAPABILITY]);
+    }
+  });
+
+  it('prefers the AGENT_SERVER_BUILD_GIT_* variables', async () => {
+    process.env.AGENT_SERVER_BUILD_GIT_SHA = 'def456';
+    process.env.AGENT_SERVER_BUILD_GIT_REF = 'v1.2.3';
+    process.env.OPENHANDS_BUILD_GIT_SHA = 'abc123';
+    const t = await start();
+    expect((await getJson(`${t.url}/server_info`)).body).toMatchObject({
+      build_git_sha: 'def456',
+      build_git_ref: 'v1.2.3',
+    });
+  });
+
+  it('announces capabilities by options', async () => {
+    const capabilities = async (options: Parameters<typeof startTestServer>[0]) => {
+      const t = await start(options);
+      return ((await getJson(`${t.url}/server_info`)).body as { capabilities: string[] })
+        .capabilities;
+    };
+    expect(await capabilities({ confineToWorkingDir: true })).toEqual([
+      EXEC_STREAM_CAPABILITY,
+      CONFINE_TO_WORKING_DIR_CAPABILITY,
+    ]);
+    expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);
+  });
+
+  it('counts file and git calls, not health checks, as activity for idle_time', async () => {
+    const control = await start();
+    const routes = ['/api/file/download', '/api/git/changes', '/api/git/diff', '/api/file/upload'];
+    const servers = await Promise.all(routes.map(() => start()));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+
+    for (const [index, route] of routes.entries()) {
+      const t = servers[index] as TestServer;
+      const file = path.join(t.dir, 'file.txt');
+      await writeFile(file, 'x');
+      const query = new URLSearchParams({ path: route.includes('changes') ? t.dir : file });
+      const init = route.endsWith('upload') ? { method: 'POST', body: new FormData() } : {};
+      await fetch(`${t.url}${route}?${query}`, init);
+      expect((await getJson(`${t.url}/server_info`)).body, route).toMatchObject({ idle_time: 0 });
+    }
+    await getJson(`${control.url}/health`);
+    const { body } = await getJson(`${control.url}/server_info`);
+    expect((body as { idle_time: number }).idle_time).toBeGreaterThanOrEqual(1);
+    expect((body as { uptime: number }).uptime).toBeGreaterThanOrEqual(1);
+  });
+});

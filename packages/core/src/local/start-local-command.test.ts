@@ -1,0 +1,153 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import { rejectionOf } from '../testing/rejection-of.js';
+import { type StartLocalCommandOptions, startLocalCommand } from './start-local-command.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'start-local-command-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function start(command: string, options: Partial<StartLocalCommandOptions> = {}) {
+  return startLocalCommand({
+    command,
+    cwd: root,
+    timeoutMs: 10_000,
+    env: {},
+    maxOutputBytes: 1024 * 1024,
+    ...options,
+  });
+}
+
+/** Resolves with the first stdout chunk that satisfies `match`. */
+function waitForStdout(
+  options: Partial<StartLocalCommandOptions>,
+  match: (text: string) => boolean,
+) {
+  let seen = '';
+  let notify: (text: string) => void = () => {};
+  const found = new Promise<string>((resolve) => {
+    notify = resolve;
+  });
+  options.onStdout = (chunk) => {
+    seen += chunk;
+    if (match(seen)) notify(seen);
+  };
+  return found;
+}
+
+describe('startLocalCommand', () => {
+  it('echoes what is written to stdin and ends at closeStdin', async () => {
+    const handle = start('cat; echo done', { stdin: 'pipe' });
+    expect(handle.pid).toBeGreaterThan(0);
+    await handle.writeStdin('hello ');
+    await handle.writeStdin(new TextEncoder().encode('wörld\n'));
+    handle.closeStdin();
+    handle.closeStdin();
+    const result = await handle.result;
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'hello wörld\ndone\n', stderr: '' });
+  });
+
+  it('lets `read` receive a line while the command keeps running', async () => {
+    const options: Partial<StartLocalCommandOptions> = { stdin: 'pipe' };
+    const prompted = waitForStdout(options, (text) => text.includes('name?'));
+    const handle = start(
+      'echo name?; read -r line; echo "got [$line]"; read -r rest; echo "eof=$?"',
+      options,
+    );
+    await prompted;
+    await handle.writeStdin('Ada Lovelace\n');
+    handle.closeStdin();
+    const result = await handle.result;
+    // The second `read` hits EOF and fails.
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'name?\ngot [Ada Lovelace]\neof=1\n' });
+  });
+
+  it('gives EOF immediately with the default stdin', async () => {
+    const handle = start('cat; echo "cat exited $?"');
+    const result = await handle.result;
+    expect(result.stdout).toBe('cat exited 0\n');
+    const error = await rejectionOf(handle.writeStdin('x'));
+    expect(WorkspaceError.isInstance(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as WorkspaceError).details).toEqual({ field: 'stdin' });
+  });
+
+  it('rejects writes after closeStdin and after exit', async () => {
+    const handle = start('cat >/dev/null', { stdin: 'pipe' });
+    handle.closeStdin();
+    const closed = await rejectionOf(handle.writeStdin('late'));
+    expect(WorkspaceError.isInstance(closed, 'INVALID_ARGUMENT')).toBe(true);
+    expect((closed as Error).message).toContain('closed');
+    expect((await handle.result).exitCode).toBe(0);
+    const afterExit = await rejectionOf(handle.writeStdin('later'));
+    expect(WorkspaceError.isInstance(afterExit, 'INVALID_ARGUMENT')).toBe(true);
+  });
+
+  it('sends a signal that a trap catches', async () => {
+    const options: Partial<StartLocalCommandOptions> = {};
+    const ready = waitForStdout(options, (text) => text.includes('ready'));
+    const handle = start(
+      "trap 'echo caught INT; kill $child; exit 7' INT; sleep 30 & child=$!; echo ready; wait $child",
+      options,
+    );
+    await ready;
+    handle.signal('SIGINT');
+    const result = await handle.result;
+    expect(result).toMatchObject({ exitCode: 7, stdout: 'ready\ncaught INT\n' });
+    expect(result.timeoutOccurred).toBe(false);
+  });
+
+  it('signals every process of the group, not only bash', async () => {
+    const options: Partial<StartLocalCommandOptions> = {};
+    const ready = waitForStdout(options, (text) => text.includes('ready'));
+    const handle = start(
+      `bash -c 'trap "echo child got TERM; exit 0" TERM; echo ready; while :; do sleep 0.05; done'; echo unreachable`,
+      options,
+    );
+    await ready;
+    handle.signal('SIGTERM');
+    const result = await handle.result;
+    expect(result.exitCode).toBe(143);
+    expect(result.stdout).toBe('ready\nchild got TERM\n');
+  });
+
+  it('ignores signals once bash has exited', async () => {
+    const handle = start('exit 3');
+    const result = await handle.result;
+    expect(() => handle.signal('SIGKILL')).not.toThrow();
+    expect(result.exitCode).toBe(3);
+  });
+
+  it('makes env the whole environment with extendEnv: false', async () => {
+    const previous = process.env.AW_START_SECRET;
+    process.env.AW_START_SECRET = 'leak';
+    try {
+      const handle = start('printf "%s|%s" "$(printenv AW_START_SECRET || echo unset)" "$ONLY"', {
+        env: { ONLY: 'me', PATH: process.env.PATH ?? '' },
+        extendEnv: false,
+      });
+      expect((await handle.result).stdout).toBe('unset|me');
+      const merged = start('printf %s "$AW_START_SECRET"');
+      expect((await merged.result).stdout).toBe('leak');
+    } finally {
+      if (previous === undefined) delete process.env.AW_START_SECRET;
+      else process.env.AW_START_SECRET = previous;
+    }
+  });
+
+  it('throws synchronously for a missing cwd and rejects result for a missing shell', async () => {
+    expect(() => start('true', { cwd: path.join(root, 'missing') })).toThrowError(
+      expect.objectContaining({ code: 'INVALID_CWD' }),
+    );
+    const handle = start('true', { shell: '/nonexistent/bash', stdin: 'pipe' });
+    const error = await rejectionOf(handle.result);
+    expect(WorkspaceError.isInstance(error, 'SPAWN_ERROR')).toBe(true);
+    expect(() => handle.signal('SIGTERM')).not.toThrow();
+  });
+});

@@ -1,0 +1,344 @@
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import type { CommandResult } from '@agent-workspace/protocol';
+import { execa } from 'execa';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import { abortedError, invalidArgument } from '../workspace/base-workspace.js';
+import {
+  killProcessGroup,
+  type ProcessGroupKill,
+  signalProcessGroup,
+} from './kill-process-group.js';
+import { OutputCapture } from './output-capture.js';
+import type { RunLocalCommandOptions } from './run-local-command.js';
+
+/**
+ * How long to keep reading after bash exits. Output a backgrounded process writes after that
+ * is discarded, and the pipes are left open so that process is not hit by SIGPIPE.
+ */
+export const OUTPUT_DRAIN_MS = 100;
+
+/** Largest delay `setTimeout` accepts (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Input of {@link startLocalCommand}. */
+export interface StartLocalCommandOptions extends RunLocalCommandOptions {
+  /** `'ignore'` (default): the command reads EOF. `'pipe'`: feed it with `writeStdin`. */
+  stdin?: 'ignore' | 'pipe' | undefined;
+  /** Merge `env` over `process.env` (default `true`); `false` makes `env` the whole environment. */
+  extendEnv?: boolean | undefined;
+}
+
+/** A command started by {@link startLocalCommand}. */
+export interface LocalCommandHandle {
+  /** Process id of bash, which leads the command's process group; `undefined` if it never started. */
+  readonly pid: number | undefined;
+  /** Settles like `runLocalCommand`'s promise. */
+  readonly result: Promise<CommandResult>;
+  /**
+   * Writes to the command's stdin; resolves once the data is handed to the pipe.
+   * Rejects with `INVALID_ARGUMENT` (field `stdin`) when stdin was not piped, was closed, or the
+   * command stopped reading it.
+   */
+  writeStdin(data: string | Uint8Array): Promise<void>;
+  /** Closes stdin so the command reads EOF. Idempotent. */
+  closeStdin(): void;
+  /** Sends `name` to the command's process group; does nothing once bash has exited. */
+  signal(name: NodeJS.Signals): void;
+}
+
+/**
+ * Starts a command with `bash -c` on this machine, in its own process group, and returns at once
+ * with a handle to feed its stdin, signal it and await its result. Semantics of the result
+ * (drain, timeout, abort, output caps, callbacks) are those of `runLocalCommand`.
+ *
+ * @throws WorkspaceError synchronously: `INVALID_CWD`, `INVALID_ARGUMENT` or `ABORTED` (no
+ * process is started). A shell that cannot start rejects `result` with `SPAWN_ERROR`.
+ */
+export function startLocalCommand(options: StartLocalCommandOptions): LocalCommandHandle {
+  const { maxOutputBytes, signal } = options;
+  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 0) {
+    throw invalidArgument(
+      'maxOutputBytes',
+      `must be a non-negative integer, got ${String(maxOutputBytes)}`,
+    );
+  }
+  if (options.command.includes('\0'))
+    throw invalidArgument('command', 'must not contain NUL bytes');
+  for (const [name, value] of Object.entries(options.env)) {
+    if (value.includes('\0')) throw invalidArgument(`env.${name}`, 'must not contain NUL bytes');
+  }
+  assertDirectory(options.cwd);
+  if (signal?.aborted) throw abortedError(signal);
+  let controls: HandleControls | undefined;
+  const result = new Promise<CommandResult>((resolve, reject) => {
+    try {
+      controls = run(options, resolve, reject);
+    } catch (error) {
+      // execa validates some input synchronously; anything it rejects is a spawn failure.
+      reject(spawnError(options, error));
+    }
+  });
+  return controls ? { ...controls, result } : unstartedHandle(result);
+}
+
+/** Handle methods of a running command, without `result`. */
+type HandleControls = Omit<LocalCommandHandle, 'result'>;
+
+/** Spawns the command, settles through `resolve`/`reject` exactly once, returns its controls. */
+function run(
+  options: StartLocalCommandOptions,
+  resolve: (result: CommandResult) => void,
+  reject: (error: unknown) => void,
+): HandleControls {
+  const { command, signal } = options;
+  const startedAt = performance.now();
+  const stdout = new OutputCapture(options.maxOutputBytes, options.onStdout);
+  const stderr = new OutputCapture(options.maxOutputBytes, options.onStderr);
+  const subprocess = execa(options.shell ?? bashPath(), ['-c', command], {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: options.extendEnv ?? true,
+    stdin: options.stdin ?? 'ignore',
+    detached: true,
+    buffer: false,
+    encoding: 'buffer',
+    stripFinalNewline: false,
+    reject: false,
+  });
+  const { pid } = subprocess;
+  const streams = [subprocess.stdout, subprocess.stderr] as Readable[];
+  const stdin = subprocess.stdin as Writable | null;
+  // EPIPE when the command stops reading: surfaced through `writeStdin`, never thrown.
+  stdin?.on('error', () => {});
+
+  let settled = false;
+  let exited = false;
+  let exitCode = -1;
+  let durationMs = 0;
+  let timedOut = false;
+  let aborted = false;
+  let failure: unknown;
+  let openStreams = streams.length;
+  let kill: ProcessGroupKill | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  const stop = (): void => {
+    if (kill || exited || pid === undefined) return;
+    kill = killProcessGroup(pid);
+  };
+  const fail = (error: unknown): void => {
+    failure ??= error;
+    stop();
+  };
+  const onAbort = (): void => {
+    aborted = true;
+    stop();
+  };
+  const timeoutTimer = setTimeout(
+    () => {
+      timedOut = true;
+      stop();
+    },
+    Math.min(options.timeoutMs, MAX_TIMER_MS),
+  );
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const finish = (): void => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timeoutTimer);
+    clearTimeout(drainTimer);
+    signal?.removeEventListener('abort', onAbort);
+    kill?.settle();
+    stdin?.destroy();
+    try {
+      stdout.flush();
+      stderr.flush();
+    } catch (error) {
+      failure ??= error;
+    }
+    if (failure !== undefined) {
+      reject(failure);
+    } else if (aborted && signal) {
+      reject(abortedError(signal));
+    } else {
+      resolve({
+        command,
+        exitCode: timedOut ? -1 : exitCode,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        timeoutOccurred: timedOut,
+        durationMs,
+      });
+    }
+  };
+  const maybeFinish = (): void => {
+    if (exited && openStreams === 0) finish();
+  };
+  // Stop capturing but keep the pipes open and drained, unref'd, for background holders.
+  const detachStreams = (): void => {
+    streams.forEach((stream, index) => {
+      stream.off('data', handlers[index] as (chunk: Uint8Array) => void);
+      stream.resume();
+      (stream as { unref?: () => void }).unref?.();
+    });
+    finish();
+  };
+
+  const onData = (capture: OutputCapture) => (chunk: Uint8Array) => {
+    if (settled || failure !== undefined) return;
+    try {
+      capture.write(chunk);
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const handlers = [onData(stdout), onData(stderr)];
+  streams.forEach((stream, index) => {
+    stream.on('data', handlers[index] as (chunk: Uint8Array) => void);
+  });
+  for (const stream of streams) {
+    stream.once('close', () => {
+      openStreams--;
+      maybeFinish();
+    });
+  }
+
+  subprocess.once('exit', (code, exitSignal) => {
+    exited = true;
+    durationMs = performance.now() - startedAt;
+    exitCode = code ?? (exitSignal ? 128 + (osConstants.signals[exitSignal] ?? 0) : -1);
+    // Bash is done: a later timeout or abort must not kill what it left in the background.
+    clearTimeout(timeoutTimer);
+    signal?.removeEventListener('abort', onAbort);
+    if (openStreams === 0) {
+      finish();
+      return;
+    }
+    // Something still holds the pipes: drain briefly; setImmediate lets one more poll
+    // phase read data that is already waiting.
+    drainTimer = setTimeout(() => setImmediate(detachStreams), OUTPUT_DRAIN_MS);
+  });
+  const onSpawnFailure = (error: unknown): void => {
+    if (exited || settled) return;
+    settled = true;
+    clearTimeout(timeoutTimer);
+    signal?.removeEventListener('abort', onAbort);
+    reject(spawnError(options, error));
+  };
+  subprocess.once('error', (error) => {
+    if (subprocess.pid === undefined) onSpawnFailure(error);
+  });
+  subprocess.then(
+    (result) => {
+      if (result.failed && !exited) onSpawnFailure(result.cause ?? result);
+    },
+    (error: unknown) => onSpawnFailure(error),
+  );
+
+  return {
+    pid,
+    writeStdin: (data) => writeTo(stdin, options.stdin === 'pipe', data),
+    closeStdin: () => {
+      stdin?.end();
+    },
+    signal: (name) => {
+      if (pid !== undefined && !exited) signalProcessGroup(pid, name);
+    },
+  };
+}
+
+/** Writes `data` to a piped stdin, rejecting with `INVALID_ARGUMENT` when it cannot be written. */
+function writeTo(stdin: Writable | null, piped: boolean, data: string | Uint8Array): Promise<void> {
+  if (!stdin || !piped) {
+    return Promise.reject(invalidArgument('stdin', "was not piped (start with stdin: 'pipe')"));
+  }
+  if (stdin.writableEnded || stdin.destroyed) {
+    return Promise.reject(invalidArgument('stdin', 'is closed'));
+  }
+  return new Promise((resolve, reject) => {
+    stdin.write(data, (error) => {
+      if (error) reject(invalidArgument('stdin', `is closed (${error.message})`));
+      else resolve();
+    });
+  });
+}
+
+/** The handle of a command whose shell never started: `result` rejects, controls do nothing. */
+function unstartedHandle(result: Promise<CommandResult>): LocalCommandHandle {
+  return {
+    pid: undefined,
+    result,
+    writeStdin: () => writeTo(null, false, ''),
+    closeStdin: () => {},
+    signal: () => {},
+  };
+}
+
+/** The `SPAWN_ERROR` for a shell that could not be started. */
+function spawnError(options: StartLocalCommandOptions, error: unknown): WorkspaceError {
+  return new WorkspaceError({
+    code: 'SPAWN_ERROR',
+    message: `cannot start ${options.shell ?? 'bash'}: ${errorMessage(error)}`,
+    cause: error,
+  });
+}
+
+/**
+ * Throws `INVALID_CWD` unless `cwd` is an existing directory. Synchronous on purpose: one local
+ * stat costs microseconds, while a thread-pool round trip would add latency to every command.
+ */
+function assertDirectory(cwd: string): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new WorkspaceError({
+      code: 'INVALID_CWD',
+      message:
+        code === 'ENOENT' || code === 'ENOTDIR'
+          ? `cwd does not exist: ${cwd}`
+          : `cwd is not accessible: ${cwd} (${code ?? errorMessage(error)})`,
+      cause: error,
+      details: { path: cwd },
+    });
+  }
+  if (!isDirectory) {
+    throw new WorkspaceError({
+      code: 'INVALID_CWD',
+      message: `cwd is not a directory: ${cwd}`,
+      details: { path: cwd },
+    });
+  }
+}
+
+let cachedBashPath: string | undefined;
+
+/**
+ * Absolute path of `bash` on this process's `PATH`, looked up once, so a command's own `PATH`
+ * override cannot make the shell itself unfindable. Falls back to plain `bash`.
+ */
+function bashPath(): string {
+  if (cachedBashPath) return cachedBashPath;
+  cachedBashPath = 'bash';
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, 'bash');
+    try {
+      accessSync(candidate, fsConstants.X_OK);
+      cachedBashPath = candidate;
+      break;
+    } catch {
+      // Not here; keep looking.
+    }
+  }
+  return cachedBashPath;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

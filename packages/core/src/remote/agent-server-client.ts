@@ -1,0 +1,220 @@
+import { errorEnvelopeSchema } from '@agent-workspace/protocol';
+import { type Dispatcher, type FormData, Pool } from 'undici';
+import { z } from 'zod';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import { abortedError, invalidArgument } from '../workspace/base-workspace.js';
+import { httpStatusError } from './http-status-error.js';
+import { transportError } from './transport-error.js';
+
+/** Header carrying the session API key. */
+const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
+
+/** Longest error body kept in a message. */
+const MAX_DETAIL_CHARS = 2_000;
+
+/** Options of {@link AgentServerClient}. */
+export interface AgentServerClientOptions {
+  /** Base URL, `http(s)://host:port`, optionally with a path prefix. */
+  host: string;
+  apiKey?: string | undefined;
+  /** Longest wait for response headers, and for each body chunk, in milliseconds. */
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** Cap on pooled keep-alive connections. */
+  maxConnections: number;
+}
+
+/** One HTTP call to the agent-server. */
+export interface AgentServerRequest {
+  method: 'GET' | 'POST';
+  /** Path below the host, starting with `/`. */
+  path: string;
+  query?: Record<string, string> | URLSearchParams | undefined;
+  /** Sent as a JSON body. */
+  json?: unknown;
+  /** Sent as a multipart body (streamed). */
+  form?: FormData | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** A fully read response. */
+export interface AgentServerReply {
+  status: number;
+  /** The parsed JSON body, or `undefined` when it is not JSON. */
+  json: unknown;
+  /** The raw body text. */
+  text: string;
+}
+
+/**
+ * HTTP client of one agent-server: an undici keep-alive `Pool`, the session key on every
+ * request, and typed errors. Network failures are `CONNECTION_ERROR`, an aborted signal rethrows
+ * its reason when that is a `WorkspaceError` and is `ABORTED` otherwise.
+ */
+export class AgentServerClient {
+  /** Base URL without a trailing slash. */
+  readonly host: string;
+  readonly #basePath: string;
+  readonly #pool: Pool;
+  readonly #headers: Record<string, string>;
+  readonly #hasApiKey: boolean;
+
+  constructor(options: AgentServerClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.host);
+    } catch (error) {
+      throw invalidArgument('host', `must be an http(s) URL, got "${options.host}" (${error})`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw invalidArgument('host', `must be an http(s) URL, got "${options.host}"`);
+    }
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.host = `${url.origin}${this.#basePath}`;
+    this.#hasApiKey = options.apiKey !== undefined;
+    this.#headers = options.apiKey ? { [SESSION_API_KEY_HEADER]: options.apiKey } : {};
+    this.#pool = new Pool(url.origin, {
+      connections: options.maxConnections,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.requestTimeoutMs,
+      bodyTimeout: options.requestTimeoutMs,
+    });
+  }
+
+  /** The websocket URL of `path` (never carrying the key). */
+  websocketUrl(path: string): string {
+    return `${this.host.replace(/^http/, 'ws')}${path}`;
+  }
+
+  /** Sends a request and returns the response with its body unread. */
+  async send(request: AgentServerRequest): Promise<Dispatcher.ResponseData> {
+    const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
+    const headers: Record<string, string> = { ...this.#headers };
+    let body: string | FormData | undefined = request.form;
+    if (request.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.json);
+    }
+    try {
+      return await this.#pool.request({
+        method: request.method,
+        path: `${this.#basePath}${request.path}${query}`,
+        headers,
+        body,
+        signal: request.signal,
+      });
+    } catch (error) {
+      throw this.failureOf(error, request);
+    }
+  }
+
+  /** Sends a request and reads the whole body. */
+  async call(request: AgentServerRequest): Promise<AgentServerReply> {
+    return this.read(await this.send(request), request);
+  }
+
+  /** Reads the whole body of a response to `request`. */
+  async read(
+    response: Dispatcher.ResponseData,
+    request: AgentServerRequest,
+  ): Promise<AgentServerReply> {
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw this.failureOf(error, request);
+    }
+    let json: unknown;
+    try {
+      json = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.statusCode, json, text };
+  }
+
+  /** Sends a request and parses a 2xx JSON body with `parse`; other statuses throw. */
+  async json<T>(request: AgentServerRequest, parse: (json: unknown) => T): Promise<T> {
+    const reply = await this.call(request);
+    if (reply.status < 200 || reply.status > 299) throw this.statusError(reply, request);
+    return this.parse(reply, request, parse);
+  }
+
+  /** Parses a reply's JSON body with `parse`; a non-JSON body or wrong shape is `PROTOCOL_ERROR`. */
+  parse<T>(reply: AgentServerReply, request: AgentServerRequest, parse: (json: unknown) => T): T {
+    const operation = operationOf(request);
+    if (reply.json === undefined) {
+      throw new WorkspaceError({
+        code: 'PROTOCOL_ERROR',
+        message: `the agent-server at ${this.host} answered ${operation} with a body that is not JSON: ${truncate(reply.text)}`,
+        details: { host: this.host, operation, status: reply.status },
+      });
+    }
+    try {
+      return parse(reply.json);
+    } catch (error) {
+      const issues =
+        error instanceof z.ZodError
+          ? error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+          : [String(error)];
+      throw new WorkspaceError({
+        code: 'PROTOCOL_ERROR',
+        message: `the agent-server at ${this.host} answered ${operation} with an unexpected shape: ${issues.join('; ')}`,
+        cause: error,
+        details: { host: this.host, operation, status: reply.status },
+      });
+    }
+  }
+
+  /** The typed error for a reply with an unexpected status (see `httpStatusError`). */
+  statusError(reply: AgentServerReply, request: AgentServerRequest): WorkspaceError {
+    return httpStatusError({
+      host: this.host,
+      operation: operationOf(request),
+      status: reply.status,
+      detail: errorDetail(reply),
+      hasApiKey: this.#hasApiKey,
+    });
+  }
+
+  /** The typed error for a failed send or body read. */
+  failureOf(error: unknown, request: AgentServerRequest): WorkspaceError {
+    const signal = request.signal;
+    if (signal?.aborted) {
+      return WorkspaceError.isInstance(signal.reason) ? signal.reason : abortedError(signal);
+    }
+    if (WorkspaceError.isInstance(error)) return error;
+    return transportError({ host: this.host, operation: operationOf(request), cause: error });
+  }
+
+  /** Closes the pool (in-flight requests finish first). */
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}
+
+/** `METHOD /path`, as messages name an operation. */
+function operationOf(request: Pick<AgentServerRequest, 'method' | 'path'>): string {
+  return `${request.method} ${request.path}`;
+}
+
+/**
+ * The human detail of an error reply: the envelope's `detail` (validation issues as
+ * `loc: msg`), plus `exception` when present; the raw body when it is not an envelope.
+ */
+export function errorDetail(reply: AgentServerReply): string {
+  const envelope = errorEnvelopeSchema.safeParse(reply.json);
+  if (!envelope.success) return truncate(reply.text) || '(empty body)';
+  const { detail, exception } = envelope.data;
+  const text =
+    typeof detail === 'string'
+      ? detail
+      : Array.isArray(detail)
+        ? detail.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ')
+        : JSON.stringify(detail);
+  return truncate(exception && exception !== text ? `${text}: ${exception}` : text);
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
+}

@@ -1,0 +1,4 @@
+/** Quotes `value` as one POSIX shell word. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Comparison, printComparison } from './bench-harness.js';
+import { benchDocker } from './docker-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
 import { benchRemoteExec } from './remote-exec-bench.js';
 import { benchTransfer } from './transfer-bench.js';
@@ -16,6 +17,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   local: benchLocalExec,
   remote: benchRemoteExec,
   transfer: benchTransfer,
+  docker: benchDocker,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
+    // Checks the engine and resolves the agent-server test image once for all suites.
+    globalSetup: ['src/workspace/test-support/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     reporters: ['default', ['json', { outputFile: '../../.test-results/docker.json' }]],

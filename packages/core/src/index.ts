@@ -34,6 +34,35 @@ export {
   RemoteWorkspace,
   type RemoteWorkspaceOptions,
 } from './remote/remote-workspace.js';
+export type { SandboxEndpoint } from './sandbox/sandbox-endpoint.js';
+export { type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';
+export type {
+  ReleaseSandboxOptions,
+  SandboxHookOptions,
+  SandboxLogsOptions,
+} from './sandbox/sandbox-hooks.js';
+export {
+  describeSandboxState,
+  isSandboxGone,
+  type SandboxState,
+  type SandboxStatus,
+} from './sandbox/sandbox-state.js';
+export {
+  SandboxWorkspace,
+  type SandboxWorkspaceStatus,
+  type StartSandboxWorkspaceOptions,
+} from './sandbox/sandbox-workspace.js';
+export {
+  DEFAULT_LIFECYCLE_TIMEOUT_MS,
+  DEFAULT_SANDBOX_RECONNECT_TIMEOUT_MS,
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  type SandboxWorkspaceOptions,
+} from './sandbox/sandbox-workspace-options.js';
+export {
+  type WaitUntilAliveOptions,
+  type WaitUntilAliveResult,
+  waitUntilAlive,
+} from './sandbox/wait-until-alive.js';
 export {
   abortedError,
   BaseWorkspace,

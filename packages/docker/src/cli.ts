@@ -1,1 +1,55 @@
-// TODO(image owner): CLI
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { WorkspaceError } from '@agent-workspace/core';
+import { CLI_USAGE, type CliCommand, parseCliArgs } from './cli/parse-cli-args.js';
+import { createProgressPrinter } from './cli/progress-printer.js';
+import { buildAgentServerImage } from './image/build-agent-server-image.js';
+import { buildBaseImage } from './image/build-base-image.js';
+
+/** `agent-workspace-docker`: builds the base and agent-server images; prints the image name. */
+async function main(): Promise<number> {
+  let command: CliCommand;
+  try {
+    command = parseCliArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`agent-workspace-docker: ${(error as Error).message}\n`);
+    process.stderr.write("Run 'agent-workspace-docker --help' for usage.\n");
+    return 2;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(CLI_USAGE);
+    return 0;
+  }
+  if (command.kind === 'version') {
+    const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+
+  const controller = new AbortController();
+  const onSignal = (): void => {
+    // A second signal gives up on the clean-up.
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const printer = createProgressPrinter(process.stderr);
+  const common = { signal: controller.signal, onProgress: printer.onProgress };
+  try {
+    const image =
+      command.kind === 'build-base-image'
+        ? await buildBaseImage({ ...common, ...command })
+        : await buildAgentServerImage({ ...common, ...command });
+    printer.close();
+    process.stdout.write(`${image.tag}\n`);
+    return 0;
+  } catch (error) {
+    printer.close();
+    const code = WorkspaceError.isInstance(error) ? ` [${error.code}]` : '';
+    process.stderr.write(`agent-workspace-docker${code}: ${(error as Error).message}\n`);
+    return controller.signal.aborted ? 130 : 1;
+  }
+}
+
+process.exitCode = await main();

@@ -14,7 +14,12 @@ const markerSymbol = Symbol.for(marker);
  * - `WORKSPACE_PAUSED`: the workspace was used while paused.
  * - `GIT_ERROR`: git failed in a way that is not "not a repository".
  * - `CONNECTION_ERROR`, `AUTHENTICATION_ERROR`, `SERVER_ERROR`, `PROTOCOL_ERROR`: transport failures.
- * - `PROVISIONING_ERROR`: a sandbox could not be created or never became alive.
+ * - `PROVISIONING_ERROR`: a sandbox could not be created, never became alive, or could not be
+ *   paused, resumed or released; the message carries the sandbox's state and last log lines
+ *   when there are any.
+ * - `SANDBOX_EXITED`: the sandbox of a provisioned workspace (a container, a process, ...)
+ *   stopped or disappeared while the workspace was in use; `details` has its `exitCode` and
+ *   last `logs`. The workspace cannot recover: close it and create a new one.
  * - `SPAWN_ERROR`: the process could not be started.
  */
 export type WorkspaceErrorCode =
@@ -33,6 +38,7 @@ export type WorkspaceErrorCode =
   | 'SERVER_ERROR'
   | 'PROTOCOL_ERROR'
   | 'PROVISIONING_ERROR'
+  | 'SANDBOX_EXITED'
   | 'SPAWN_ERROR';
 
 /** Options for {@link WorkspaceError}. */

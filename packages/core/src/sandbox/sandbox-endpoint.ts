@@ -1,0 +1,7 @@
+/** How to reach the agent-server of a started sandbox; returned by `startSandbox()`. */
+export interface SandboxEndpoint {
+  /** Base URL of the agent-server as this process reaches it, e.g. `http://127.0.0.1:32768`. */
+  host: string;
+  /** Session API key the agent-server accepts (sent as `X-Session-API-Key`). */
+  apiKey?: string | undefined;
+}

@@ -1,0 +1,111 @@
+/**
+ * DockerWorkspace from plain JSON config (`createWorkspace({ kind: 'docker' })`), option
+ * validation, and the error for an unreachable engine (the last two need no engine).
+ */
+import { createWorkspace, WorkspaceError } from '@agent-workspace/core';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import '../index.js';
+import { DockerWorkspace } from './docker-workspace.js';
+import type {
+  DockerWorkspaceOptions,
+  dockerWorkspaceOptionsSchema,
+} from './docker-workspace-options.js';
+import { registerDockerWorkspaceType } from './register-docker-workspace-type.js';
+import { dockerTestContext } from './test-support/docker-test-context.js';
+
+const context = dockerTestContext();
+afterAll(() => context.removeAll());
+
+/** The INVALID_CONFIG error `build` throws; asserts it names `field`. */
+function invalidConfig(build: () => unknown, field: string): WorkspaceError {
+  let error: unknown;
+  try {
+    build();
+  } catch (caught) {
+    error = caught;
+  }
+  expect(WorkspaceError.isInstance(error, 'INVALID_CONFIG'), String(error)).toBe(true);
+  expect((error as WorkspaceError).details.fields).toContain(field);
+  expect((error as Error).message).toContain(field);
+  return error as WorkspaceError;
+}
+
+describe('DockerWorkspace options', () => {
+  const image = 'agent-workspace/agent-server:dev';
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['image', { image: '' }],
+    ['workingDir', { image, workingDir: 'relative' }],
+    ['resources.memoryBytes', { image, resources: { memoryBytes: -1 } }],
+    ['resources.cpus', { image, resources: { cpus: 0 } }],
+    ['mounts.0.source', { image, mounts: [{ type: 'bind', source: 'rel', target: '/x' }] }],
+    ['mounts.0.type', { image, mounts: [{ type: 'tmpfs', source: 'x', target: '/x' }] }],
+    ['env.SESSION_API_KEY', { image, env: { SESSION_API_KEY: 'mine' } }],
+    ['forwardEnv.0', { image, forwardEnv: ['not a name'] }],
+    ['labels.agent-workspace.managed', { image, labels: { 'agent-workspace.managed': 'no' } }],
+    ['network', { image, network: 'host' }],
+    ['platform', { image, platform: 'amd64' }],
+    ['extraPorts.0', { image, extraPorts: [70_000] }],
+    ['dockerOptions', { image, docker: { modem: {} }, dockerOptions: {} }],
+    ['bogus', { image, bogus: true }],
+  ];
+  it.each(cases)('rejects a bad %s with INVALID_CONFIG naming it', (field, options) => {
+    invalidConfig(() => new DockerWorkspace(options as unknown as DockerWorkspaceOptions), field);
+  });
+
+  it('documents exactly what the schema accepts', () => {
+    type Accepted = z.input<typeof dockerWorkspaceOptionsSchema>;
+    expectTypeOf<DockerWorkspaceOptions>().toMatchTypeOf<Accepted>();
+    expectTypeOf<Omit<Accepted, 'docker' | 'dockerOptions'>>().toMatchTypeOf<
+      Omit<DockerWorkspaceOptions, 'docker' | 'dockerOptions'>
+    >();
+  });
+
+  it('rejects a config without image through createWorkspace', async () => {
+    const error = await createWorkspace({ kind: 'docker' }).catch((caught: unknown) => caught);
+    expect(WorkspaceError.isInstance(error, 'INVALID_CONFIG')).toBe(true);
+    expect((error as Error).message).toContain('image');
+  });
+
+  it('registers the docker kind once, however often it is asked to', () => {
+    registerDockerWorkspaceType();
+    registerDockerWorkspaceType();
+  });
+
+  it('an unreachable engine is CONNECTION_ERROR naming the engine and DOCKER_HOST', async () => {
+    const error = await DockerWorkspace.create({
+      image,
+      dockerOptions: { socketPath: '/nonexistent/docker.sock' },
+      reapOrphans: false,
+    }).catch((caught: unknown) => caught);
+    expect(WorkspaceError.isInstance(error, 'CONNECTION_ERROR'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('unix:///nonexistent/docker.sock');
+    expect((error as Error).message).toContain('is the Docker engine running? DOCKER_HOST=');
+  });
+});
+
+context.describe('createWorkspace({ kind: "docker" })', () => {
+  it('builds a started DockerWorkspace with env and forwarded env', async () => {
+    process.env.AGENT_WORKSPACE_TEST_FORWARDED = 'from the host';
+    const workspace = await createWorkspace({
+      kind: 'docker',
+      image: context.image,
+      env: { EXPLICIT: 'explicit value' },
+      forwardEnv: ['AGENT_WORKSPACE_TEST_FORWARDED', 'AGENT_WORKSPACE_TEST_UNSET'],
+      labels: context.labels,
+    });
+    try {
+      expect(workspace).toBeInstanceOf(DockerWorkspace);
+      expect(workspace.kind).toBe('docker');
+      expect(workspace.workingDir).toBe('/workspace');
+      const result = await workspace.executeCommand(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion
+        'echo "$EXPLICIT|$AGENT_WORKSPACE_TEST_FORWARDED|${AGENT_WORKSPACE_TEST_UNSET-unset}"; pwd',
+      );
+      expect(result.stdout).toBe('explicit value|from the host|unset\n/workspace\n');
+    } finally {
+      await workspace.close();
+      delete process.env.AGENT_WORKSPACE_TEST_FORWARDED;
+    }
+  });
+});

@@ -1,0 +1,224 @@
+import path from 'node:path';
+import { WorkspaceError } from '@agent-workspace/core';
+import Docker from 'dockerode';
+import { z } from 'zod';
+import { LABEL_PREFIX } from './docker-labels.js';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The variable carrying the session key; the workspace sets it (see `sessionApiKey`). */
+const SESSION_KEY_VARIABLE = 'SESSION_API_KEY';
+
+const absolutePosixPath = z
+  .string()
+  .min(1)
+  .refine((value) => path.posix.isAbsolute(value), 'must be an absolute path');
+
+const environmentName = z
+  .string()
+  .regex(ENV_NAME, 'must be a variable name (letters, digits, _)')
+  .refine(
+    (name) => name !== SESSION_KEY_VARIABLE,
+    'SESSION_API_KEY is set by the workspace; use the sessionApiKey option',
+  );
+
+const mountFields = {
+  /** Absolute path inside the container. */
+  target: absolutePosixPath,
+  /** Mount read-only. Default false. */
+  readOnly: z.boolean().optional(),
+};
+
+/** A bind mount of a host path or a named volume. */
+export const dockerMountSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('bind'),
+    /** Absolute path on the engine's host. */
+    source: z
+      .string()
+      .min(1)
+      .refine((value) => path.isAbsolute(value), 'must be an absolute path'),
+    ...mountFields,
+  }),
+  z.strictObject({
+    type: z.literal('volume'),
+    /** Volume name (created by Docker when missing). */
+    source: z.string().min(1),
+    ...mountFields,
+  }),
+]);
+
+/** Resource limits of the container. */
+export const dockerResourcesSchema = z.strictObject({
+  /** Memory limit in bytes (swap included, so no extra swap). Docker's minimum is 6 MiB. */
+  memoryBytes: z
+    .number()
+    .int()
+    .min(6 * 1024 * 1024),
+  /** CPUs, fractional allowed (`0.5` is half a CPU). */
+  cpus: z.number().positive().max(1024),
+  /** Largest number of processes and threads. */
+  pidsLimit: z.number().int().positive(),
+});
+
+/** Every JSON-describable field of {@link DockerWorkspaceOptions}. */
+export const dockerWorkspaceFields = {
+  image: z.string().min(1),
+  workingDir: absolutePosixPath.default('/workspace'),
+  env: z.record(environmentName, z.string()).optional(),
+  forwardEnv: z.array(environmentName).optional(),
+  mounts: z.array(dockerMountSchema).optional(),
+  network: z
+    .string()
+    .min(1)
+    .refine(
+      (name) => name !== 'host' && name !== 'none',
+      'must be a bridge or user-defined network: the agent-server is reached through a published port',
+    )
+    .optional(),
+  platform: z
+    .string()
+    .regex(/^[a-z0-9]+\/[a-z0-9_]+(\/[a-z0-9]+)?$/, 'must look like os/arch[/variant]')
+    .optional(),
+  resources: dockerResourcesSchema.partial().optional(),
+  extraPorts: z.array(z.number().int().min(1).max(65_535)).optional(),
+  labels: z
+    .record(
+      z
+        .string()
+        .min(1)
+        .refine((key) => !key.startsWith(LABEL_PREFIX), `must not start with ${LABEL_PREFIX}`),
+      z.string(),
+    )
+    .optional(),
+  user: z.string().min(1).optional(),
+  name: z
+    .string()
+    .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/, 'must be a valid container name')
+    .optional(),
+  command: z.array(z.string()).optional(),
+  publishAddress: z.string().min(1).default('127.0.0.1'),
+  sessionApiKey: z.string().min(16).optional(),
+  keepAlive: z.boolean().default(false),
+  reapOrphans: z.boolean().default(true),
+  startupTimeoutMs: z.number().positive().optional(),
+  lifecycleTimeoutMs: z.number().positive().optional(),
+  reconnectTimeoutMs: z.number().positive().optional(),
+  dockerOptions: z
+    .custom<Docker.DockerOptions>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'must be an object of dockerode options',
+    )
+    .optional(),
+};
+
+/** Validates {@link DockerWorkspaceOptions}; the `docker` client is checked by shape. */
+export const dockerWorkspaceOptionsSchema = z
+  .strictObject({
+    ...dockerWorkspaceFields,
+    docker: z
+      .custom<Docker>(
+        (value) =>
+          value instanceof Docker ||
+          (typeof value === 'object' && value !== null && 'modem' in value),
+        'must be a dockerode client',
+      )
+      .optional(),
+  })
+  .refine((options) => !(options.docker && options.dockerOptions), {
+    message: 'give either docker or dockerOptions, not both',
+    path: ['dockerOptions'],
+  });
+
+/**
+ * Options of {@link DockerWorkspace}. Only `image` is required.
+ *
+ * @example
+ * ```ts
+ * const options: DockerWorkspaceOptions = {
+ *   image: 'agent-workspace/agent-server:dev',
+ *   mounts: [{ type: 'bind', source: '/home/me/project', target: '/workspace/project' }],
+ *   resources: { memoryBytes: 2 * 1024 ** 3, cpus: 2, pidsLimit: 512 },
+ * };
+ * ```
+ */
+export interface DockerWorkspaceOptions {
+  /** The agent-server image (its entrypoint must start the server on port 8000). */
+  image: string;
+  /** Directory relative paths resolve against. @default '/workspace' */
+  workingDir?: string;
+  /** Environment variables of the container. */
+  env?: Record<string, string>;
+  /** Names of variables copied from this process's environment when set. */
+  forwardEnv?: string[];
+  /** Bind mounts and named volumes. */
+  mounts?: DockerMount[];
+  /** Network to attach to (bridge or user-defined); default Docker's bridge. */
+  network?: string;
+  /** `os/arch[/variant]` of the image to run; default the engine's own (never forced to amd64). */
+  platform?: string;
+  /** Memory, CPU and process limits; default none. */
+  resources?: Partial<DockerResources>;
+  /** More container ports to publish on `publishAddress` (Docker picks the host ports); see `publishedPort()`. */
+  extraPorts?: number[];
+  /** Your labels (keys must not start with `agent-workspace.`). */
+  labels?: Record<string, string>;
+  /** User to run as, e.g. `10001` or `root`; default the image's. */
+  user?: string;
+  /** Container name; default `agent-workspace-<id>`. */
+  name?: string;
+  /** Arguments after the image's entrypoint (e.g. `['--host', '0.0.0.0', '--port', '8000']` for OpenHands images). */
+  command?: string[];
+  /**
+   * Host address ports are published on. @default '127.0.0.1'. Publishing on all interfaces
+   * (`0.0.0.0`) exposes the agent-server to the network (the session key still guards it).
+   */
+  publishAddress?: string;
+  /** Session API key of the agent-server. @default 32 random bytes, hex */
+  sessionApiKey?: string;
+  /** Leave the container running on `close()` (reaping skips it too). @default false */
+  keepAlive?: boolean;
+  /** Remove orphaned containers (see `reapOrphans()`) when starting. @default true */
+  reapOrphans?: boolean;
+  /** Bound on start-up: create, start, agent-server answering. @default 120000 */
+  startupTimeoutMs?: number;
+  /** Bound on each pause, resume and release step. @default 30000 */
+  lifecycleTimeoutMs?: number;
+  /** How long a running command waits for a dropped connection before the container is checked. @default 3000 */
+  reconnectTimeoutMs?: number;
+  /** A dockerode client (not closed by the workspace). */
+  docker?: Docker;
+  /** Options of a new dockerode client; default `DOCKER_HOST` or the default socket. */
+  dockerOptions?: Docker.DockerOptions;
+}
+
+/** A mount of {@link DockerWorkspaceOptions}. */
+export type DockerMount = z.input<typeof dockerMountSchema>;
+/** Resource limits of {@link DockerWorkspaceOptions}. */
+export type DockerResources = z.input<typeof dockerResourcesSchema>;
+/** Options after validation, defaults applied. */
+export type ResolvedDockerWorkspaceOptions = z.output<typeof dockerWorkspaceOptionsSchema>;
+
+/**
+ * Validates `options` with `schema`; failures are `INVALID_CONFIG` errors naming each bad
+ * field (e.g. `resources.memoryBytes: Too small`).
+ */
+export function parseDockerConfig<T extends z.ZodType>(schema: T, options: unknown): z.output<T> {
+  const parsed = schema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const named = parsed.error.issues.map((issue) => {
+    // An unknown key is reported on its parent; name the key itself.
+    const paths =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => [...issue.path, key].join('.'))
+        : [issue.path.join('.') || '(options)'];
+    return { paths, message: issue.message };
+  });
+  const fields = named.flatMap(({ paths }) => paths);
+  const issues = named.map(({ paths, message }) => `${paths.join(', ')}: ${message}`).join('; ');
+  throw new WorkspaceError({
+    code: 'INVALID_CONFIG',
+    message: `invalid docker workspace options: ${issues}`,
+    cause: parsed.error,
+    details: { kind: 'docker', fields },
+  });
+}

@@ -6,11 +6,23 @@ import {
   type ExecSignal,
   execServerFrameWireSchema,
 } from '@agent-workspace/protocol';
-import WebSocket, { type RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { Backoff } from './backoff.js';
 import { httpStatusError } from './http-status-error.js';
 import { transportError } from './transport-error.js';
+
+/** `readyState` values of a websocket (the WHATWG numbers `ws` uses). */
+const OPEN = 1;
+const CLOSED = 3;
+
+let webSocketClass: Promise<typeof WebSocket> | undefined;
+
+/** Loads `ws` on the first connect, so a client that never streams a command never pays for it. */
+function loadWebSocket(): Promise<typeof WebSocket> {
+  webSocketClass ??= import('ws').then((module) => module.WebSocket);
+  return webSocketClass;
+}
 
 /** Close code of a failed websocket authentication. */
 const AUTH_FAILED_CLOSE_CODE = 4001;
@@ -118,7 +130,7 @@ export class ExecStream {
           this.#starting.delete(entry.requestId);
           return;
         }
-        if (socket.readyState !== WebSocket.OPEN) {
+        if (socket.readyState !== OPEN) {
           this.#starting.delete(entry.requestId);
           entry.listener?.fail(
             new WorkspaceError({
@@ -177,14 +189,14 @@ export class ExecStream {
     });
     this.#failAll(error, true);
     const socket = this.#socket;
-    if (socket?.readyState === WebSocket.OPEN && this.#awaitingKill()) {
+    if (socket?.readyState === OPEN && this.#awaitingKill()) {
       await new Promise<void>((resolve) => {
         this.#killsSent = resolve;
         setTimeout(resolve, CLOSE_GRACE_MS).unref();
       });
     }
     this.#socket = undefined;
-    if (!socket || socket.readyState === WebSocket.CLOSED) return;
+    if (!socket || socket.readyState === CLOSED) return;
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.close(1000);
     const timer = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
@@ -199,7 +211,7 @@ export class ExecStream {
         new WorkspaceError({ code: 'WORKSPACE_CLOSED', message: 'the remote workspace is closed' }),
       );
     }
-    if (this.#socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.#socket);
+    if (this.#socket?.readyState === OPEN) return Promise.resolve(this.#socket);
     this.#connecting ??= this.#connect().finally(() => {
       this.#connecting = undefined;
     });
@@ -207,11 +219,12 @@ export class ExecStream {
   }
 
   /** Opens, authenticates and wires up one socket. */
-  #connect(): Promise<WebSocket> {
+  async #connect(): Promise<WebSocket> {
     const { url, host, apiKey, connectTimeoutMs } = this.#options;
     const operation = `websocket ${new URL(url).pathname}`;
+    const WebSocketClass = await loadWebSocket();
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, {
+      const socket = new WebSocketClass(url, {
         handshakeTimeout: connectTimeoutMs,
         perMessageDeflate: false,
       });
@@ -378,7 +391,7 @@ export class ExecStream {
     if (orphans.length === 0 && this.#queuedSignals.length === 0) return;
     const current = this.#socket;
     // A newer connection is already up: follow the orphans there.
-    if (current?.readyState === WebSocket.OPEN) this.#attach(current, orphans);
+    if (current?.readyState === OPEN) this.#attach(current, orphans);
     else this.#reconnect(code, reason);
   }
 
@@ -441,7 +454,7 @@ export class ExecStream {
 
   #signal(commandId: string, signal: ExecSignal): void {
     const socket = this.#socket;
-    if (socket?.readyState === WebSocket.OPEN) {
+    if (socket?.readyState === OPEN) {
       this.#send(socket, { type: 'signal', command_id: commandId, signal });
     } else if (!this.#closed) {
       this.#queuedSignals.push({ commandId, signal });

@@ -12,12 +12,8 @@ import type {
   BashOutputWire,
 } from '@agent-workspace/protocol';
 import { BashEventLog } from './bash-event-log.js';
-import {
-  type AppendedBashEvent,
-  BashEventStore,
-  type CommandRecord,
-  type StoredBashEvent,
-} from './bash-event-store.js';
+import type { AppendedBashEvent, CommandRecord, StoredBashEvent } from './bash-event-records.js';
+import { BashEventStore } from './bash-event-store.js';
 import { commandEnvironment } from './command-environment.js';
 import { OutputCoalescer } from './output-coalescer.js';
 import type { StoredEventWire } from './persisted-bash-event.js';

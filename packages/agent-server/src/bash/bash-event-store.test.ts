@@ -1,6 +1,7 @@
 import type { BashEventSearchQuery } from '@agent-workspace/protocol';
 import { describe, expect, it } from 'vitest';
-import { BashEventStore, type StoredBashEvent } from './bash-event-store.js';
+import type { StoredBashEvent } from './bash-event-records.js';
+import { BashEventStore } from './bash-event-store.js';
 import { persistedBashEventSchema } from './persisted-bash-event.js';
 
 const EXIT = { exitCode: 0, timeoutOccurred: false, durationMs: 5 };

@@ -3,67 +3,33 @@ import {
   type BashEventSearchQuery,
   type BashOutputWire,
   newHexId,
-  normalizeWireTimestamp,
 } from '@agent-workspace/protocol';
-import { EventClock, timestampToMicros } from './event-clock.js';
-import type { PersistedBashEvent, StoredEventWire } from './persisted-bash-event.js';
-
-/** How a finished command ended, beyond its exit code. */
-export interface CommandExit {
-  exitCode: number;
-  timeoutOccurred: boolean;
-  durationMs: number;
-}
-
-/** An event in the store. */
-export interface StoredBashEvent {
-  /** Position in the store, increasing with time; not persisted. */
-  readonly seq: number;
-  /** Timestamp in microseconds since the epoch. */
-  readonly micros: number;
-  readonly event: StoredEventWire;
-  /** Size of its log line, which is what `maxBytes` bounds. */
-  readonly bytes: number;
-}
-
-/** Everything kept about one command. */
-export interface CommandRecord {
-  readonly id: string;
-  /** The `BashCommand` event, until retention drops it. */
-  command: StoredBashEvent | undefined;
-  /** Its `BashOutput` events, `order` ascending without gaps, starting at `firstOrder`. */
-  outputs: StoredBashEvent[];
-  /** `order` of `outputs[0]`; the order the next output gets when none is kept. */
-  firstOrder: number;
-  /** `order` the next output gets. */
-  nextOrder: number;
-  /** Set with the final output (the one with an exit code). */
-  exit: CommandExit | undefined;
-  /** Bytes of the kept events. */
-  bytes: number;
-}
-
-/** A stored event plus its log line. */
-export interface AppendedBashEvent {
-  stored: StoredBashEvent;
-  /** JSONL line (without newline) to persist. */
-  line: string;
-}
-
-/** Result of {@link BashEventStore.search}. */
-export interface BashEventStorePage {
-  items: StoredBashEvent[];
-  nextPageId: string | null;
-}
+import {
+  type AppendedBashEvent,
+  type CommandExit,
+  type CommandRecord,
+  lastSeqOf,
+  type StoredBashEvent,
+} from './bash-event-records.js';
+import { countOldestToFree } from './count-oldest-to-free.js';
+import { DroppedCommandIds } from './dropped-command-ids.js';
+import { EventClock } from './event-clock.js';
+import { lowerBound } from './lower-bound.js';
+import type { PersistedBashEvent } from './persisted-bash-event.js';
+import { canRecordBashEvent, recordBashEvent } from './record-bash-event.js';
+import { type BashEventStorePage, searchBashEvents } from './search-bash-events.js';
+import {
+  serializeBashEvent,
+  serializeBashEvents,
+  toPersistedBashEvent,
+} from './serialize-bash-events.js';
+import { sortPersistedBashEvents } from './sort-persisted-bash-events.js';
 
 /** Options of {@link BashEventStore}. */
 export interface BashEventStoreOptions {
   /** Bound on the summed size of kept events; see {@link BashEventStore}. */
   maxBytes: number;
 }
-
-/** How many ids of dropped commands are remembered, to tell "expired" from "unknown". */
-const MAX_TOMBSTONES = 10_000;
 
 /** Eviction for `maxBytes` frees down to this share of it, so it runs rarely. */
 const EVICTION_TARGET = 0.9;
@@ -82,7 +48,7 @@ export class BashEventStore {
   #events: StoredBashEvent[] = [];
   readonly #byId = new Map<string, StoredBashEvent>();
   readonly #records = new Map<string, CommandRecord>();
-  readonly #tombstones = new Set<string>();
+  readonly #dropped = new DroppedCommandIds();
   #seq = 0;
   #bytes = 0;
   #evictedThrough = 0;
@@ -134,10 +100,7 @@ export class BashEventStore {
       exit_code: exit ? exit.exitCode : null,
       ...fields,
     };
-    const persisted: PersistedBashEvent = exit
-      ? { event, exit: { timeout_occurred: exit.timeoutOccurred, duration_ms: exit.durationMs } }
-      : { event };
-    return this.#append(persisted, micros);
+    return this.#append(toPersistedBashEvent(event, exit), micros);
   }
 
   /**
@@ -146,17 +109,8 @@ export class BashEventStore {
    */
   restore(lines: readonly PersistedBashEvent[]): number {
     let skipped = 0;
-    const sorted = lines
-      .map((line) => {
-        const timestamp = normalizeWireTimestamp(line.event.timestamp);
-        return {
-          line: { ...line, event: { ...line.event, timestamp } },
-          micros: timestampToMicros(timestamp),
-        };
-      })
-      .sort((a, b) => a.micros - b.micros);
-    for (const { line, micros } of sorted) {
-      if (this.#byId.has(line.event.id) || !this.#restorable(line.event)) {
+    for (const { line, micros } of sortPersistedBashEvents(lines)) {
+      if (this.#byId.has(line.event.id) || !canRecordBashEvent(this.#records, line.event)) {
         skipped++;
         continue;
       }
@@ -183,7 +137,7 @@ export class BashEventStore {
 
   /** True when the command existed but every event of it was dropped. */
   wasDropped(commandId: string): boolean {
-    return this.#tombstones.has(commandId);
+    return this.#dropped.has(commandId);
   }
 
   /** Up to `max` events with `seq` greater than `afterSeq`, oldest first. */
@@ -197,39 +151,7 @@ export class BashEventStore {
    * paging. `nextPageId` is the timestamp of the first event of the next page.
    */
   search(query: BashEventSearchQuery): BashEventStorePage {
-    const { kindEq, commandIdEq, orderGt, limit } = query;
-    let candidates = this.#events;
-    if (commandIdEq !== undefined) {
-      candidates = kindEq === 'BashCommand' ? [] : (this.#records.get(commandIdEq)?.outputs ?? []);
-    }
-    const gte =
-      query.timestampGte === undefined ? -Infinity : timestampToMicros(query.timestampGte);
-    const lt = query.timestampLt === undefined ? Infinity : timestampToMicros(query.timestampLt);
-    const matches = ({ micros, event }: StoredBashEvent): boolean =>
-      micros >= gte &&
-      micros < lt &&
-      (kindEq === undefined || event.kind === kindEq) &&
-      (orderGt === undefined || event.kind !== 'BashOutput' || event.order > orderGt);
-    const descending = query.sortOrder === 'TIMESTAMP_DESC';
-    const cursor = query.pageId === undefined ? undefined : timestampToMicros(query.pageId);
-    const step = descending ? -1 : 1;
-    let index: number;
-    if (descending) {
-      index =
-        cursor === undefined
-          ? candidates.length - 1
-          : lowerBound(candidates, (event) => event.micros > cursor) - 1;
-    } else {
-      index = cursor === undefined ? 0 : lowerBound(candidates, (event) => event.micros >= cursor);
-    }
-    const items: StoredBashEvent[] = [];
-    for (; index >= 0 && index < candidates.length; index += step) {
-      const event = candidates[index] as StoredBashEvent;
-      if (!matches(event)) continue;
-      if (items.length === limit) return { items, nextPageId: event.event.timestamp };
-      items.push(event);
-    }
-    return { items, nextPageId: null };
+    return searchBashEvents(this.#events, this.#records, query);
   }
 
   /** Drops events older than `micros`. Returns how many were dropped. */
@@ -254,23 +176,11 @@ export class BashEventStore {
    * from a snapshot taken now, so later changes to the store do not affect them.
    */
   lines(): Iterable<string> {
-    const exits = new Map<string, CommandExit>();
-    for (const record of this.#records.values()) {
-      if (record.exit) exits.set(record.id, record.exit);
-    }
-    return serializeEvents(this.#events.slice(), exits);
-  }
-
-  /** Whether a logged event fits the records (outputs must continue their command's orders). */
-  #restorable(event: StoredEventWire): boolean {
-    const record = this.#records.get(event.kind === 'BashCommand' ? event.id : event.command_id);
-    if (event.kind === 'BashCommand') return record === undefined;
-    if (!record) return true;
-    return !record.exit && (record.outputs.length === 0 || event.order === record.nextOrder);
+    return serializeBashEvents(this.#events, this.#records.values());
   }
 
   #append(persisted: PersistedBashEvent, micros: number): AppendedBashEvent {
-    const line = serialize(persisted);
+    const line = serializeBashEvent(persisted);
     const { event } = persisted;
     const stored: StoredBashEvent = {
       seq: ++this.#seq,
@@ -280,44 +190,7 @@ export class BashEventStore {
     };
     this.#events.push(stored);
     this.#byId.set(event.id, stored);
-    let record: CommandRecord | undefined;
-    if (event.kind === 'BashCommand') {
-      record = {
-        id: event.id,
-        command: stored,
-        outputs: [],
-        firstOrder: 0,
-        nextOrder: 0,
-        exit: undefined,
-        bytes: 0,
-      };
-      this.#records.set(event.id, record);
-    } else {
-      record = this.#records.get(event.command_id);
-      if (!record) {
-        // Restored output whose command event was purged.
-        record = {
-          id: event.command_id,
-          command: undefined,
-          outputs: [],
-          firstOrder: event.order,
-          nextOrder: event.order,
-          exit: undefined,
-          bytes: 0,
-        };
-        this.#records.set(event.command_id, record);
-      }
-      if (record.outputs.length === 0) record.firstOrder = event.order;
-      record.outputs.push(stored);
-      record.nextOrder = event.order + 1;
-      if (event.exit_code !== null) {
-        record.exit = {
-          exitCode: event.exit_code,
-          timeoutOccurred: persisted.exit?.timeout_occurred ?? false,
-          durationMs: persisted.exit?.duration_ms ?? 0,
-        };
-      }
-    }
+    const record = recordBashEvent(this.#records, stored, persisted);
     record.bytes += stored.bytes;
     this.#bytes += stored.bytes;
     if (this.#bytes > this.#maxBytes) this.#evict();
@@ -334,12 +207,7 @@ export class BashEventStore {
       this.#dropRecord(record);
     }
     this.#compact();
-    let count = 0;
-    let freed = 0;
-    while (count < this.#events.length && this.#bytes - freed > target) {
-      freed += (this.#events[count] as StoredBashEvent).bytes;
-      count++;
-    }
+    const count = countOldestToFree(this.#events, this.#bytes, target);
     if (count > 0) this.#dropOldest(count);
   }
 
@@ -375,10 +243,7 @@ export class BashEventStore {
 
   #forget(record: CommandRecord): void {
     this.#records.delete(record.id);
-    this.#tombstones.add(record.id);
-    if (this.#tombstones.size > MAX_TOMBSTONES) {
-      this.#tombstones.delete(this.#tombstones.values().next().value as string);
-    }
+    this.#dropped.add(record.id);
   }
 
   /** Removes events that are no longer indexed from the time-ordered list. */
@@ -387,42 +252,4 @@ export class BashEventStore {
       this.#events = this.#events.filter((stored) => this.#byId.get(stored.event.id) === stored);
     }
   }
-}
-
-function serialize(persisted: PersistedBashEvent): string {
-  return JSON.stringify(persisted);
-}
-
-/** Log lines of `events`; final outputs carry their command's exit details. */
-function* serializeEvents(
-  events: readonly StoredBashEvent[],
-  exits: ReadonlyMap<string, CommandExit>,
-): Generator<string> {
-  for (const { event } of events) {
-    const exit =
-      event.kind === 'BashOutput' && event.exit_code !== null
-        ? exits.get(event.command_id)
-        : undefined;
-    yield serialize(
-      exit
-        ? { event, exit: { timeout_occurred: exit.timeoutOccurred, duration_ms: exit.durationMs } }
-        : { event },
-    );
-  }
-}
-
-function lastSeqOf(record: CommandRecord): number {
-  return record.outputs[record.outputs.length - 1]?.seq ?? record.command?.seq ?? 0;
-}
-
-/** First index whose element satisfies `predicate`, which must be false then true along `items`. */
-function lowerBound<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (predicate(items[middle] as T)) high = middle;
-    else low = middle + 1;
-  }
-  return low;
 }

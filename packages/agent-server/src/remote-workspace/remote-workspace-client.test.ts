@@ -6,21 +6,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RemoteWorkspace, WorkspaceError } from '@agent-workspace/core';
+import { rejectionOf } from '@agent-workspace/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 const API_KEY = 'client-test-session-key';
-
-/** Resolves with what `promise` rejects with; fails when it resolves. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function expectCode(error: unknown, code: WorkspaceError['code']): asserts error is WorkspaceError {
   expect(WorkspaceError.isInstance(error, code), `expected ${code}, got ${error}`).toBe(true);

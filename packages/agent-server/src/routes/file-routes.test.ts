@@ -1,22 +1,16 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
-import {
-  chmod,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import {
+  type ConfinedTestServer,
+  startConfinedTestServer,
+  startTestServer,
+  type TestServer,
+} from '../test-support/start-test-server.js';
 
 /** Uploads `content` as the multipart part `field` (default `file`) to `path`. */
 function upload(t: TestServer, target: string, content: Blob | string, field = 'file') {
@@ -261,19 +255,17 @@ describe('file routes', () => {
   });
 
   describe('with confineToWorkingDir', () => {
-    let confined: TestServer;
+    let confined: ConfinedTestServer;
     let outside: string;
 
     beforeAll(async () => {
-      confined = await startTestServer({ confineToWorkingDir: true });
-      outside = await mkdtemp(path.join(os.tmpdir(), 'agent-server-outside-'));
+      confined = await startConfinedTestServer();
+      outside = confined.outside;
       await writeFile(path.join(outside, 'secret.txt'), 'secret');
-      await symlink(outside, path.join(confined.dir, 'escape'));
       await writeFile(path.join(confined.dir, 'inside.txt'), 'inside');
     });
     afterAll(async () => {
       await confined.close();
-      await rm(outside, { recursive: true, force: true });
     });
 
     it('serves paths inside the working directory', async () => {

@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import {
+  type ConfinedTestServer,
+  startConfinedTestServer,
+  startTestServer,
+  type TestServer,
+} from '../test-support/start-test-server.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -138,18 +142,16 @@ describe('git routes', () => {
   });
 
   describe('with confineToWorkingDir', () => {
-    let confined: TestServer;
+    let confined: ConfinedTestServer;
     let outside: string;
 
     beforeAll(async () => {
-      confined = await startTestServer({ confineToWorkingDir: true });
-      outside = await mkdtemp(path.join(os.tmpdir(), 'agent-server-outside-'));
+      confined = await startConfinedTestServer();
+      outside = confined.outside;
       await makeRepository(outside);
-      await symlink(outside, path.join(confined.dir, 'escape'));
     });
     afterAll(async () => {
       await confined.close();
-      await rm(outside, { recursive: true, force: true });
     });
 
     it('answers 403 for paths that lead outside', async () => {

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { type WorkspaceError, WorkspaceError as WorkspaceErrorClass } from '@agent-workspace/core';
+import { WorkspaceError } from '@agent-workspace/core';
+import { expectRejection } from '@agent-workspace/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../test-support/eventually.js';
 import {
@@ -37,19 +38,6 @@ function makeWorkspace(options: ProcessSandboxWorkspaceOptions = {}): ProcessSan
   const workspace = new ProcessSandboxWorkspace(options);
   workspaces.push(workspace);
   return workspace;
-}
-
-/** What `promise` rejects with, asserted to be a WorkspaceError of `code`. */
-async function rejection(promise: Promise<unknown>, code: string): Promise<WorkspaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error(`expected a ${code} rejection, but it resolved`);
-    },
-    (error: unknown) => error,
-  );
-  expect(WorkspaceErrorClass.isInstance(error), String(error)).toBe(true);
-  expect((error as WorkspaceError).code, (error as Error).message).toBe(code);
-  return error as WorkspaceError;
 }
 
 /** Process state letter from /proc (R, S, T for stopped, ...). */
@@ -84,8 +72,8 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     expect(workspace.status).toBe('closed');
     expect(workspace.child?.signalCode).toBe('SIGKILL');
     expect(existsSync(workspace.workingDir)).toBe(false);
-    await rejection(workspace.executeCommand('true'), 'WORKSPACE_CLOSED');
-    await rejection(workspace.start(), 'WORKSPACE_CLOSED');
+    await expectRejection(workspace.executeCommand('true'), 'WORKSPACE_CLOSED');
+    await expectRejection(workspace.start(), 'WORKSPACE_CLOSED');
     await workspace.close();
   });
 
@@ -109,9 +97,9 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     expect(await processState(pid)).toBe('T');
     expect(await workspace.alive()).toBe(false);
     // A hang here would time the test out: paused means an immediate, typed rejection.
-    await rejection(workspace.executeCommand('echo never'), 'WORKSPACE_PAUSED');
-    await rejection(workspace.gitChanges('.'), 'WORKSPACE_PAUSED');
-    await rejection(workspace.serverInfo(), 'WORKSPACE_PAUSED');
+    await expectRejection(workspace.executeCommand('echo never'), 'WORKSPACE_PAUSED');
+    await expectRejection(workspace.gitChanges('.'), 'WORKSPACE_PAUSED');
+    await expectRejection(workspace.serverInfo(), 'WORKSPACE_PAUSED');
 
     await workspace.resume();
     expect(workspace.status).toBe('ready');
@@ -122,7 +110,7 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
 
   it('a sandbox that exits during start gives PROVISIONING_ERROR with its exit code and logs', async () => {
     const workspace = makeWorkspace({ script: EXITS_EARLY });
-    const error = await rejection(workspace.start(), 'PROVISIONING_ERROR');
+    const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
     expect(error.message).toContain('stopped before its agent-server became alive');
     expect(error.message).toContain('exited with code 3');
     expect(error.message).toContain('fatal: cannot open the frobnicator');
@@ -130,12 +118,14 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     expect(workspace.status).toBe('failed');
     expect(existsSync(workspace.workingDir)).toBe(false);
     // The workspace stays unusable with the same explanation.
-    expect(await rejection(workspace.executeCommand('true'), 'PROVISIONING_ERROR')).toBe(error);
+    expect(await expectRejection(workspace.executeCommand('true'), 'PROVISIONING_ERROR')).toBe(
+      error,
+    );
   });
 
   it('a sandbox that never answers /health gives PROVISIONING_ERROR with logs and is killed', async () => {
     const workspace = makeWorkspace({ script: NEVER_HEALTHY, startupTimeoutMs: 1_500 });
-    const error = await rejection(workspace.start(), 'PROVISIONING_ERROR');
+    const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
     expect(error.message).toContain('was not ready within 1500 ms (startupTimeoutMs)');
     expect(error.message).toContain('waiting for its agent-server to answer /health');
     expect(error.message).toContain('the sandbox is running');
@@ -155,15 +145,15 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
         if (output.includes('started')) workspace.child!.kill('SIGKILL');
       },
     });
-    const error = await rejection(running, 'SANDBOX_EXITED');
+    const error = await expectRejection(running, 'SANDBOX_EXITED');
     expect(error.message).toContain('exited with code 137 (killed by SIGKILL)');
     expect(error.message).toContain('agent-server listening on');
     expect(error.details).toMatchObject({ state: 'exited', exitCode: 137 });
-    expect(WorkspaceErrorClass.isInstance(error.cause, 'CONNECTION_ERROR')).toBe(true);
+    expect(WorkspaceError.isInstance(error.cause, 'CONNECTION_ERROR')).toBe(true);
     expect(workspace.status).toBe('exited');
 
-    expect(await rejection(workspace.executeCommand('true'), 'SANDBOX_EXITED')).toBe(error);
-    expect(await rejection(workspace.pause(), 'SANDBOX_EXITED')).toBe(error);
+    expect(await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED')).toBe(error);
+    expect(await expectRejection(workspace.pause(), 'SANDBOX_EXITED')).toBe(error);
     await workspace.close();
     expect(existsSync(workspace.workingDir)).toBe(false);
   });
@@ -176,7 +166,7 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
       workspace.status === 'starting' && isRunning(workspace) ? 1 : undefined,
     );
     await workspace.close();
-    await rejection(starting, 'WORKSPACE_CLOSED');
+    await expectRejection(starting, 'WORKSPACE_CLOSED');
     expect(isRunning(workspace)).toBe(false);
     expect(existsSync(workspace.workingDir)).toBe(false);
   });
@@ -187,7 +177,7 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     const starting = workspace.start({ signal: controller.signal });
     await eventually(async () => (isRunning(workspace) ? true : undefined));
     controller.abort(new Error('changed my mind'));
-    await rejection(starting, 'ABORTED');
+    await expectRejection(starting, 'ABORTED');
     expect(isRunning(workspace)).toBe(false);
     expect(existsSync(workspace.workingDir)).toBe(false);
     expect(workspace.status).toBe('failed');

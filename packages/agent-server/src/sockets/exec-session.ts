@@ -8,8 +8,8 @@ import {
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
+import type { StoredBashEvent } from '../bash/bash-event-records.js';
 import type { RunningBashCommand } from '../bash/bash-event-service.js';
-import type { StoredBashEvent } from '../bash/bash-event-store.js';
 import { describeStartError } from '../bash/describe-start-error.js';
 import type { ClientFrame } from './authenticate-socket.js';
 import { describeFrameError } from './describe-frame-error.js';

@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentServerOptions } from '../agent-server-options.js';
@@ -31,6 +31,27 @@ export async function startTestServer(options: AgentServerOptions = {}): Promise
     close: async () => {
       await server.close();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A confined test server whose working directory holds `escape`, a symlink to `outside`. */
+export interface ConfinedTestServer extends TestServer {
+  /** A directory outside the working directory. */
+  outside: string;
+}
+
+/** Starts a server with `confineToWorkingDir` and an `escape` symlink leading outside it. */
+export async function startConfinedTestServer(): Promise<ConfinedTestServer> {
+  const server = await startTestServer({ confineToWorkingDir: true });
+  const outside = await mkdtemp(path.join(os.tmpdir(), 'agent-server-outside-'));
+  await symlink(outside, path.join(server.dir, 'escape'));
+  return {
+    ...server,
+    outside,
+    close: async () => {
+      await server.close();
+      await rm(outside, { recursive: true, force: true });
     },
   };
 }

@@ -9,81 +9,21 @@ import {
 import type { RawData, WebSocket } from 'ws';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { Backoff } from './backoff.js';
+import { CLOSED, connectExecSocket, OPEN } from './connect-exec-socket.js';
+import { ExecCommands } from './exec-commands.js';
+import type {
+  ExecEntry,
+  ExecHandle,
+  ExecListener,
+  ExecStartSpec,
+  ExecStreamOptions,
+} from './exec-stream-types.js';
 import { httpStatusError } from './http-status-error.js';
-import { transportError } from './transport-error.js';
-
-/** `readyState` values of a websocket (the WHATWG numbers `ws` uses). */
-const OPEN = 1;
-const CLOSED = 3;
-
-let webSocketClass: Promise<typeof WebSocket> | undefined;
-
-/** Loads `ws` on the first connect, so a client that never streams a command never pays for it. */
-function loadWebSocket(): Promise<typeof WebSocket> {
-  webSocketClass ??= import('ws').then((module) => module.WebSocket);
-  return webSocketClass;
-}
 
 /** Close code of a failed websocket authentication. */
 const AUTH_FAILED_CLOSE_CODE = 4001;
-/** Interval of websocket pings; a ping unanswered by the next one drops the connection. */
-const HEARTBEAT_MS = 15_000;
 /** How long `close()` waits for the closing handshake before dropping the socket. */
 const CLOSE_GRACE_MS = 1_000;
-
-/** Options of {@link ExecStream}. */
-export interface ExecStreamOptions {
-  /** `ws(s)://…/sockets/exec`, without credentials. */
-  url: string;
-  /** The agent-server's base URL, named in errors. */
-  host: string;
-  /** Sent in the first frame, never in the URL. */
-  apiKey?: string | undefined;
-  connectTimeoutMs: number;
-  /** How long a dropped connection with commands running may take to come back. */
-  reconnectTimeoutMs: number;
-}
-
-/** What {@link ExecStream.start} runs. */
-export interface ExecStartSpec {
-  command: string;
-  /** Absolute working directory. */
-  cwd: string;
-  /** Server-side timeout in seconds (fractions allowed). */
-  timeoutSeconds: number;
-  env: Record<string, string>;
-}
-
-/** Receives the events of one command; exactly one of `exit` / `fail` is called, once. */
-export interface ExecListener {
-  output(stream: 'stdout' | 'stderr', data: string): void;
-  exit(exit: { exitCode: number; timeoutOccurred: boolean; durationMs: number }): void;
-  fail(error: WorkspaceError): void;
-}
-
-/** Control of a command started with {@link ExecStream.start}. */
-export interface ExecHandle {
-  /** Sends `signal` to the command's process group (after its start is confirmed if need be). */
-  kill(signal: ExecSignal): void;
-  /** Stops delivering events; a queued kill is still sent. */
-  detach(): void;
-  /** True while the connection is being re-established. */
-  readonly reconnecting: boolean;
-}
-
-interface Entry {
-  requestId: string;
-  spec: ExecStartSpec;
-  /** Undefined once detached. */
-  listener: ExecListener | undefined;
-  commandId?: string;
-  /** Highest `order` delivered; resume point of `attach`. */
-  lastOrder: number;
-  /** The socket the `start` frame went out on. */
-  socket?: WebSocket;
-  /** Signal to send once the start is confirmed. */
-  pendingSignal?: ExecSignal;
-}
 
 /**
  * The streaming-exec channel (`/sockets/exec`) of one agent-server: a single websocket, opened
@@ -97,41 +37,40 @@ interface Entry {
  */
 export class ExecStream {
   readonly #options: ExecStreamOptions;
+  readonly #commands: ExecCommands;
   #socket: WebSocket | undefined;
   #connecting: Promise<WebSocket> | undefined;
   #reconnecting = false;
   #closed = false;
-  /** By request id, until `started`. */
-  readonly #starting = new Map<string, Entry>();
-  /** By command id, until `exit`. */
-  readonly #running = new Map<string, Entry>();
   /** Kills of detached commands waiting for the connection to come back. */
   readonly #queuedSignals: Array<{ commandId: string; signal: ExecSignal }> = [];
-  /** Called by `close()`'s wait once no kill waits for a start confirmation. */
-  #killsSent: (() => void) | undefined;
 
   constructor(options: ExecStreamOptions) {
     this.#options = options;
+    this.#commands = new ExecCommands(options.host, (commandId, signal) =>
+      this.#signal(commandId, signal),
+    );
   }
 
   /** Starts a command; its events go to `listener`. */
   start(spec: ExecStartSpec, listener: ExecListener): ExecHandle {
-    const entry: Entry = {
+    const { starting, running } = this.#commands;
+    const entry: ExecEntry = {
       requestId: randomBytes(8).toString('hex'),
       spec,
       listener,
       lastOrder: -1,
     };
-    this.#starting.set(entry.requestId, entry);
+    starting.set(entry.requestId, entry);
     this.#open().then(
       (socket) => {
         // Detached before it went out: never start it.
-        if (this.#starting.get(entry.requestId) !== entry || entry.listener === undefined) {
-          this.#starting.delete(entry.requestId);
+        if (starting.get(entry.requestId) !== entry || entry.listener === undefined) {
+          starting.delete(entry.requestId);
           return;
         }
         if (socket.readyState !== OPEN) {
-          this.#starting.delete(entry.requestId);
+          starting.delete(entry.requestId);
           entry.listener?.fail(
             new WorkspaceError({
               code: 'CONNECTION_ERROR',
@@ -152,8 +91,8 @@ export class ExecStream {
         });
       },
       (error: WorkspaceError) => {
-        if (this.#starting.get(entry.requestId) !== entry) return;
-        this.#starting.delete(entry.requestId);
+        if (starting.get(entry.requestId) !== entry) return;
+        starting.delete(entry.requestId);
         entry.listener?.fail(error);
       },
     );
@@ -165,9 +104,9 @@ export class ExecStream {
       },
       detach: () => {
         entry.listener = undefined;
-        if (entry.commandId !== undefined) this.#running.delete(entry.commandId);
+        if (entry.commandId !== undefined) running.delete(entry.commandId);
         else if (entry.pendingSignal === undefined || entry.socket === undefined) {
-          this.#starting.delete(entry.requestId);
+          starting.delete(entry.requestId);
         }
       },
       get reconnecting() {
@@ -187,11 +126,11 @@ export class ExecStream {
       code: 'WORKSPACE_CLOSED',
       message: 'the remote workspace was closed while the command ran',
     });
-    this.#failAll(error, true);
+    this.#commands.failAll(error, true);
     const socket = this.#socket;
-    if (socket?.readyState === OPEN && this.#awaitingKill()) {
+    if (socket?.readyState === OPEN && this.#commands.awaitingKill()) {
       await new Promise<void>((resolve) => {
-        this.#killsSent = resolve;
+        this.#commands.killsSent = resolve;
         setTimeout(resolve, CLOSE_GRACE_MS).unref();
       });
     }
@@ -218,81 +157,21 @@ export class ExecStream {
     return this.#connecting;
   }
 
-  /** Opens, authenticates and wires up one socket. */
-  async #connect(): Promise<WebSocket> {
-    const { url, host, apiKey, connectTimeoutMs } = this.#options;
-    const operation = `websocket ${new URL(url).pathname}`;
-    const WebSocketClass = await loadWebSocket();
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocketClass(url, {
-        handshakeTimeout: connectTimeoutMs,
-        perMessageDeflate: false,
-      });
-      let status: number | undefined;
-      let detail = '';
-      socket.once('unexpected-response', (_request, response) => {
-        status = response.statusCode;
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          detail += chunk;
-        });
-        response.once('end', () => socket.terminate());
-        response.once('error', () => socket.terminate());
-      });
-      const onError = (error: Error) => {
-        reject(
-          status === undefined
-            ? transportError({ host, operation, cause: error })
-            : httpStatusError({
-                host,
-                operation,
-                status,
-                detail: detail || `HTTP ${status}`,
-                hasApiKey: apiKey !== undefined,
-              }),
-        );
-      };
-      socket.once('error', onError);
-      socket.once('open', () => {
-        socket.off('error', onError);
-        // Errors after open surface as `close`.
-        socket.on('error', () => {});
-        if (apiKey !== undefined) {
-          this.#send(socket, { type: 'auth', session_api_key: apiKey });
-        }
+  /** Opens, authenticates and wires up one socket; flushes the queued kills on it. */
+  #connect(): Promise<WebSocket> {
+    return connectExecSocket(this.#options, {
+      open: (socket) => {
         for (const { commandId, signal } of this.#queuedSignals.splice(0)) {
           this.#send(socket, { type: 'signal', command_id: commandId, signal });
         }
-        this.#wire(socket);
         if (this.#closed) {
-          socket.terminate();
-          reject(new WorkspaceError({ code: 'WORKSPACE_CLOSED', message: 'workspace closed' }));
-          return;
+          return new WorkspaceError({ code: 'WORKSPACE_CLOSED', message: 'workspace closed' });
         }
         this.#socket = socket;
-        resolve(socket);
-      });
-    });
-  }
-
-  #wire(socket: WebSocket): void {
-    let alive = true;
-    socket.on('pong', () => {
-      alive = true;
-    });
-    const heartbeat = setInterval(() => {
-      if (!alive) {
-        socket.terminate();
-        return;
-      }
-      alive = false;
-      socket.ping();
-    }, HEARTBEAT_MS);
-    heartbeat.unref();
-    socket.on('message', (data, isBinary) => this.#onMessage(socket, data, isBinary));
-    socket.once('close', (code, reason) => {
-      clearInterval(heartbeat);
-      this.#onClose(socket, code, reason.toString());
+        return undefined;
+      },
+      message: (socket, data, isBinary) => this.#onMessage(socket, data, isBinary),
+      close: (socket, code, reason) => this.#onClose(socket, code, reason),
     });
   }
 
@@ -302,7 +181,7 @@ export class ExecStream {
       if (isBinary) throw new Error('binary frame');
       frame = execServerFrameWireSchema.parse(JSON.parse(data.toString()));
     } catch (error) {
-      this.#failAll(
+      this.#commands.failAll(
         new WorkspaceError({
           code: 'PROTOCOL_ERROR',
           message: `the agent-server at ${this.#options.host} sent a malformed exec frame: ${error instanceof Error ? error.message : String(error)}`,
@@ -312,52 +191,7 @@ export class ExecStream {
       socket.terminate();
       return;
     }
-    switch (frame.type) {
-      case 'started': {
-        const entry = this.#starting.get(frame.request_id ?? '');
-        if (!entry) return;
-        this.#starting.delete(entry.requestId);
-        entry.commandId = frame.command_id;
-        if (entry.pendingSignal) this.#signal(frame.command_id, entry.pendingSignal);
-        if (entry.listener) this.#running.set(frame.command_id, entry);
-        if (!this.#awaitingKill()) this.#killsSent?.();
-        return;
-      }
-      case 'output': {
-        const entry = this.#running.get(frame.command_id);
-        if (!entry || frame.order <= entry.lastOrder) return;
-        entry.lastOrder = frame.order;
-        entry.listener?.output(frame.stream, frame.data);
-        return;
-      }
-      case 'exit': {
-        const entry = this.#running.get(frame.command_id);
-        if (!entry) return;
-        this.#running.delete(frame.command_id);
-        entry.listener?.exit({
-          exitCode: frame.exit_code,
-          timeoutOccurred: frame.timeout_occurred,
-          durationMs: frame.duration_ms,
-        });
-        return;
-      }
-      case 'error': {
-        // Answers to a late kill of a command that already ended; its exit frame follows.
-        if (frame.code === 'NOT_RUNNING' || frame.code === 'STDIN_CLOSED') return;
-        const entry =
-          (frame.request_id !== null ? this.#starting.get(frame.request_id) : undefined) ??
-          (frame.command_id !== null ? this.#running.get(frame.command_id) : undefined);
-        if (entry) {
-          this.#starting.delete(entry.requestId);
-          if (entry.commandId !== undefined) this.#running.delete(entry.commandId);
-          entry.listener?.fail(this.#frameError(frame, entry));
-        } else if (frame.request_id === null && frame.command_id === null) {
-          this.#failAll(this.#frameError(frame, undefined));
-        }
-        // Otherwise it concerns a command no one waits for any more (e.g. a late kill).
-        return;
-      }
-    }
+    this.#commands.dispatch(frame);
   }
 
   #onClose(socket: WebSocket, code: number, reason: string): void {
@@ -365,7 +199,7 @@ export class ExecStream {
     if (this.#closed) return;
     const { host } = this.#options;
     if (code === AUTH_FAILED_CLOSE_CODE) {
-      this.#failAll(
+      this.#commands.failAll(
         httpStatusError({
           host,
           operation: `websocket ${new URL(this.#options.url).pathname}`,
@@ -376,9 +210,10 @@ export class ExecStream {
       );
       return;
     }
-    for (const entry of [...this.#starting.values()]) {
+    const { starting, running } = this.#commands;
+    for (const entry of [...starting.values()]) {
       if (entry.socket !== socket) continue;
-      this.#starting.delete(entry.requestId);
+      starting.delete(entry.requestId);
       entry.listener?.fail(
         new WorkspaceError({
           code: 'CONNECTION_ERROR',
@@ -387,7 +222,7 @@ export class ExecStream {
         }),
       );
     }
-    const orphans = [...this.#running.values()].filter((entry) => entry.socket === socket);
+    const orphans = [...running.values()].filter((entry) => entry.socket === socket);
     if (orphans.length === 0 && this.#queuedSignals.length === 0) return;
     const current = this.#socket;
     // A newer connection is already up: follow the orphans there.
@@ -396,7 +231,7 @@ export class ExecStream {
   }
 
   /** Resumes `entries` on `socket` from the last order each delivered. */
-  #attach(socket: WebSocket, entries: Iterable<Entry>): void {
+  #attach(socket: WebSocket, entries: Iterable<ExecEntry>): void {
     for (const entry of entries) {
       entry.socket = socket;
       this.#send(socket, {
@@ -419,13 +254,13 @@ export class ExecStream {
       while (!this.#closed) {
         try {
           const socket = await this.#connect();
-          this.#attach(socket, this.#running.values());
+          this.#attach(socket, this.#commands.running.values());
           this.#reconnecting = false;
           return socket;
         } catch (error) {
           lastError = error;
           if (WorkspaceError.isInstance(error, 'AUTHENTICATION_ERROR')) {
-            this.#failAll(error);
+            this.#commands.failAll(error);
             throw error;
           }
         }
@@ -441,7 +276,7 @@ export class ExecStream {
         details: { host },
       });
       this.#queuedSignals.length = 0;
-      this.#failAll(error);
+      this.#commands.failAll(error);
       throw error;
     };
     this.#connecting = attempt().finally(() => {
@@ -463,70 +298,7 @@ export class ExecStream {
     }
   }
 
-  #send(socket: WebSocket, frame: ExecClientFrameWire | { type: 'auth'; session_api_key: string }) {
+  #send(socket: WebSocket, frame: ExecClientFrameWire): void {
     socket.send(JSON.stringify(frame));
-  }
-
-  /** Fails every command; with `keepKills`, detached ones stay until their kill went out. */
-  #failAll(error: WorkspaceError, keepKills = false): void {
-    const entries = [...this.#starting.values(), ...this.#running.values()];
-    this.#running.clear();
-    for (const entry of entries) {
-      if (!keepKills || entry.listener || entry.pendingSignal === undefined) {
-        this.#starting.delete(entry.requestId);
-      }
-      entry.listener?.fail(error);
-    }
-  }
-
-  /** True while a detached command's kill waits for its start confirmation. */
-  #awaitingKill(): boolean {
-    for (const entry of this.#starting.values()) {
-      if (!entry.listener && entry.pendingSignal !== undefined) return true;
-    }
-    return false;
-  }
-
-  /** The typed error of an `error` frame. */
-  #frameError(
-    frame: Extract<ExecServerFrameWire, { type: 'error' }>,
-    entry: Entry | undefined,
-  ): WorkspaceError {
-    const { host } = this.#options;
-    const details = { host, serverCode: frame.code, commandId: frame.command_id };
-    const starting = entry !== undefined && entry.commandId === undefined;
-    if (
-      frame.code === 'INVALID_CWD' ||
-      (frame.code === 'FORBIDDEN' && /\bcwd\b/.test(frame.detail))
-    ) {
-      return new WorkspaceError({
-        code: 'INVALID_CWD',
-        message: `invalid cwd ${entry?.spec.cwd ?? ''}: ${frame.detail}`,
-        details: { ...details, path: entry?.spec.cwd },
-      });
-    }
-    switch (frame.code) {
-      case 'SPAWN_ERROR':
-        return new WorkspaceError({ code: 'SPAWN_ERROR', message: frame.detail, details });
-      case 'UNKNOWN_COMMAND':
-        return new WorkspaceError({
-          code: 'CONNECTION_ERROR',
-          message: `the agent-server at ${host} no longer knows the command after reconnecting (did it restart without its state?): ${frame.detail}`,
-          details,
-        });
-      case 'INVALID_FRAME':
-        // A refused start names the offending field of the caller's input.
-        return new WorkspaceError({
-          code: starting ? 'INVALID_ARGUMENT' : 'PROTOCOL_ERROR',
-          message: `the agent-server at ${host} rejected ${starting ? 'the command' : 'an exec frame'}: ${frame.detail}`,
-          details,
-        });
-      default:
-        return new WorkspaceError({
-          code: 'SERVER_ERROR',
-          message: `the agent-server at ${host} failed the command (${frame.code}): ${frame.detail}`,
-          details,
-        });
-    }
   }
 }

@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import {
-  type BashOutput,
-  bashEventFromWire,
   type CommandResult,
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
@@ -21,27 +18,19 @@ import {
   abortedError,
   BaseWorkspace,
   type CommandRequest,
-  invalidArgument,
+  positiveOption,
 } from '../workspace/base-workspace.js';
-import { AgentServerClient, type AgentServerRequest, errorDetail } from './agent-server-client.js';
-import { CommandOutput } from './command-output.js';
+import { AgentServerClient } from './agent-server-client.js';
+import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { ExecStream } from './exec-stream.js';
-import { killTokenScript } from './kill-token-script.js';
-import { pollBashCommand } from './poll-bash-command.js';
+import { remoteGit } from './remote-git.js';
+import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
+import { runStreamedCommand } from './run-streamed-command.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
-import { wrapPolledCommand } from './wrap-polled-command.js';
 
-/**
- * How much longer than a command's timeout the client waits for the server to report it; the
- * server kills the tree at the timeout (OpenHands escalates SIGTERM → SIGKILL over 2 s).
- */
-export const CLIENT_TIMEOUT_GRACE_MS = 5_000;
-
-/** How long the best-effort kill of a polled command may take, in milliseconds. */
-const KILL_TIMEOUT_MS = 10_000;
-/** Largest delay `setTimeout` accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Re-exported: core's index and callers take it from here. */
+export { CLIENT_TIMEOUT_GRACE_MS };
 
 const gitChangesSchema = z.array(gitChangeWireSchema);
 
@@ -107,15 +96,19 @@ export class RemoteWorkspace extends BaseWorkspace {
   /** Commands and kills in flight; `close()` waits for them to wind down. */
   readonly #inFlight = new Set<Promise<unknown>>();
   #capabilities: Promise<readonly string[]> | undefined;
-  /** Set once the server refused a fractional timeout (OpenHands' `int` field). */
-  #integerTimeouts = false;
+  /** State of the polled mode, shared by its commands. */
+  readonly #polled: PolledCommandState = { integerTimeouts: false };
 
   constructor(options: RemoteWorkspaceOptions) {
     super({ workingDir: options.workingDir });
-    const requestTimeoutMs = positive(options.requestTimeoutMs, 60_000, 'requestTimeoutMs');
-    this.#connectTimeoutMs = positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
-    this.#reconnectTimeoutMs = positive(options.reconnectTimeoutMs, 30_000, 'reconnectTimeoutMs');
-    this.#maxOutputBytes = positive(
+    const requestTimeoutMs = positiveOption(options.requestTimeoutMs, 60_000, 'requestTimeoutMs');
+    this.#connectTimeoutMs = positiveOption(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
+    this.#reconnectTimeoutMs = positiveOption(
+      options.reconnectTimeoutMs,
+      30_000,
+      'reconnectTimeoutMs',
+    );
+    this.#maxOutputBytes = positiveOption(
       options.maxOutputBytes,
       DEFAULT_MAX_OUTPUT_BYTES,
       'maxOutputBytes',
@@ -125,7 +118,7 @@ export class RemoteWorkspace extends BaseWorkspace {
       apiKey: options.apiKey,
       requestTimeoutMs,
       connectTimeoutMs: this.#connectTimeoutMs,
-      maxConnections: positive(options.maxConnections, 32, 'maxConnections'),
+      maxConnections: positiveOption(options.maxConnections, 32, 'maxConnections'),
     });
     this.host = this.#client.host;
     this.#stream = new ExecStream({
@@ -167,7 +160,24 @@ export class RemoteWorkspace extends BaseWorkspace {
         const streaming = (await this.#serverCapabilities()).includes(EXEC_STREAM_CAPABILITY);
         if (request.signal?.aborted) throw abortedError(request.signal);
         if (this.#closing.signal.aborted) throw this.#closing.signal.reason;
-        return streaming ? this.#runStreamed(request) : this.#runPolled(request);
+        if (streaming) {
+          return runStreamedCommand({
+            execStream: this.#stream,
+            request,
+            closing: this.#closing.signal,
+            maxOutputBytes: this.#maxOutputBytes,
+          });
+        }
+        return runPolledCommand({
+          client: this.#client,
+          request,
+          closing: this.#closing.signal,
+          workingDir: this.workingDir,
+          maxOutputBytes: this.#maxOutputBytes,
+          reconnectTimeoutMs: this.#reconnectTimeoutMs,
+          state: this.#polled,
+          track: (work) => this.#track(work),
+        });
       })(),
     );
   }
@@ -236,209 +246,6 @@ export class RemoteWorkspace extends BaseWorkspace {
     );
   }
 
-  /** Streaming mode: one command over the shared exec websocket. */
-  #runStreamed(request: CommandRequest): Promise<CommandResult> {
-    const { command, signal } = request;
-    const closing = this.#closing.signal;
-    const output = new CommandOutput({
-      maxBytes: this.#maxOutputBytes,
-      onStdout: request.onStdout,
-      onStderr: request.onStderr,
-    });
-    const startedAt = performance.now();
-    return new Promise<CommandResult>((resolve, reject) => {
-      let done = false;
-      let guard: NodeJS.Timeout | undefined;
-      const finish = (settle: () => void): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(guard);
-        signal?.removeEventListener('abort', onAbort);
-        closing.removeEventListener('abort', onClose);
-        handle.detach();
-        settle();
-      };
-      const handle = this.#stream.start(
-        {
-          command,
-          cwd: request.cwd,
-          timeoutSeconds: request.timeoutMs / 1000,
-          env: request.env,
-        },
-        {
-          output: (stream, data) => {
-            try {
-              output.write(stream, data);
-            } catch (error) {
-              handle.kill('SIGKILL');
-              finish(() => reject(error));
-            }
-          },
-          exit: ({ exitCode, timeoutOccurred, durationMs }) =>
-            finish(() =>
-              resolve(output.result({ command, exitCode, timeoutOccurred, durationMs })),
-            ),
-          fail: (error) => finish(() => reject(error)),
-        },
-      );
-      const onAbort = (): void => {
-        handle.kill('SIGKILL');
-        finish(() => reject(abortedError(signal!)));
-      };
-      const onClose = (): void => {
-        handle.kill('SIGKILL');
-        finish(() => reject(closing.reason));
-      };
-      const armGuard = (delayMs: number): void => {
-        guard = setTimeout(
-          () => {
-            // While reconnecting, the reconnect budget decides (CONNECTION_ERROR or resume).
-            if (handle.reconnecting) return armGuard(CLIENT_TIMEOUT_GRACE_MS);
-            handle.kill('SIGKILL');
-            finish(() =>
-              resolve(
-                output.result({
-                  command,
-                  exitCode: -1,
-                  timeoutOccurred: true,
-                  durationMs: performance.now() - startedAt,
-                }),
-              ),
-            );
-          },
-          Math.min(delayMs, MAX_TIMER_MS),
-        );
-      };
-      armGuard(request.timeoutMs + CLIENT_TIMEOUT_GRACE_MS);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      closing.addEventListener('abort', onClose, { once: true });
-    });
-  }
-
-  /** Plain OpenHands mode: `start_bash_command`, then poll its events. */
-  async #runPolled(request: CommandRequest): Promise<CommandResult> {
-    const { command } = request;
-    const token = randomBytes(16).toString('hex');
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, this.#closing.signal])
-      : this.#closing.signal;
-    const output = new CommandOutput({
-      maxBytes: this.#maxOutputBytes,
-      onStdout: request.onStdout,
-      onStderr: request.onStderr,
-    });
-    const startedAt = performance.now();
-    let commandId: string;
-    try {
-      commandId = await this.#startBashCommand(
-        {
-          command: wrapPolledCommand({ command, env: request.env, token }),
-          cwd: request.cwd,
-          timeoutSeconds: request.timeoutMs / 1000,
-        },
-        signal,
-      );
-    } catch (error) {
-      // Aborted mid-request: the server may have started it.
-      if (signal.aborted) await this.#killPolled(token);
-      throw this.#abortReason(request.signal, error);
-    }
-    try {
-      const outcome = await pollBashCommand({
-        client: this.#client,
-        commandId,
-        deadline: startedAt + request.timeoutMs + CLIENT_TIMEOUT_GRACE_MS,
-        reconnectTimeoutMs: this.#reconnectTimeoutMs,
-        signal,
-        onOutput: (event) => {
-          if (event.stdout !== null) output.write('stdout', event.stdout);
-          if (event.stderr !== null) output.write('stderr', event.stderr);
-        },
-      });
-      const durationMs = performance.now() - startedAt;
-      if (outcome.kind === 'deadline') {
-        await this.#killPolled(token);
-        return output.result({ command, exitCode: -1, timeoutOccurred: true, durationMs });
-      }
-      const { exitCode } = outcome.event;
-      if (exitCode === -1) throwIfSpawnFailure(outcome.event, request.cwd);
-      return output.result({
-        command,
-        exitCode: exitCode ?? -1,
-        timeoutOccurred: exitCode === -1,
-        durationMs,
-      });
-    } catch (error) {
-      if (!WorkspaceError.isInstance(error, 'INVALID_CWD')) await this.#killPolled(token);
-      throw this.#abortReason(request.signal, error);
-    }
-  }
-
-  /** `POST /api/bash/start_bash_command`; returns the command id. */
-  async #startBashCommand(
-    body: { command: string; cwd: string; timeoutSeconds: number },
-    signal: AbortSignal,
-  ): Promise<string> {
-    const timeout = this.#integerTimeouts ? Math.ceil(body.timeoutSeconds) : body.timeoutSeconds;
-    const request: AgentServerRequest = {
-      method: 'POST',
-      path: '/api/bash/start_bash_command',
-      json: { command: body.command, cwd: body.cwd, timeout },
-      signal,
-    };
-    const reply = await this.#client.call(request);
-    if (reply.status >= 200 && reply.status <= 299) {
-      const event = this.#client.parse(reply, request, bashEventFromWire);
-      if (event.kind !== 'BashCommand') {
-        throw new WorkspaceError({
-          code: 'PROTOCOL_ERROR',
-          message: `the agent-server at ${this.host} answered start_bash_command with a ${event.kind}, not a BashCommand`,
-        });
-      }
-      return event.id;
-    }
-    const detail = errorDetail(reply);
-    // OpenHands declares `timeout: int`; fall back to whole seconds once.
-    if (reply.status === 422 && !Number.isInteger(timeout) && /timeout/.test(detail)) {
-      this.#integerTimeouts = true;
-      return this.#startBashCommand(body, signal);
-    }
-    if ((reply.status === 400 || reply.status === 403) && /\bcwd\b/i.test(detail)) {
-      throw invalidCwd(body.cwd, detail);
-    }
-    if (reply.status === 422) {
-      throw new WorkspaceError({
-        code: 'INVALID_ARGUMENT',
-        message: `the agent-server at ${this.host} rejected the command: ${detail}`,
-        details: { status: reply.status, detail },
-      });
-    }
-    throw this.#client.statusError(reply, request);
-  }
-
-  /** Best-effort kill of a polled command's processes; `close()` waits for it. */
-  #killPolled(token: string): Promise<void> {
-    const signal = AbortSignal.timeout(KILL_TIMEOUT_MS);
-    const kill = (async (): Promise<void> => {
-      try {
-        const commandId = await this.#startBashCommand(
-          { command: killTokenScript(token), cwd: this.workingDir, timeoutSeconds: 10 },
-          signal,
-        );
-        await pollBashCommand({
-          client: this.#client,
-          commandId,
-          deadline: performance.now() + KILL_TIMEOUT_MS,
-          reconnectTimeoutMs: 0,
-          signal,
-        });
-      } catch {
-        // Best effort: the server-side timeout still ends the command.
-      }
-    })();
-    return this.#track(kill);
-  }
-
   /** Registers `work` until it settles, so `close()` can wait for it. */
   #track<T>(work: Promise<T>): Promise<T> {
     this.#inFlight.add(work);
@@ -447,71 +254,8 @@ export class RemoteWorkspace extends BaseWorkspace {
     return work;
   }
 
-  /** Maps an error raised because a signal fired to `ABORTED` / `WORKSPACE_CLOSED`. */
-  #abortReason(userSignal: AbortSignal | undefined, error: unknown): unknown {
-    if (userSignal?.aborted) return abortedError(userSignal);
-    if (this.#closing.signal.aborted) return this.#closing.signal.reason;
-    return error;
+  /** A git route, cut short by `close()`. */
+  #git<T>(path: string, target: string, parse: (json: unknown) => T): Promise<T> {
+    return remoteGit({ client: this.#client, path, target, parse, signal: this.#closing.signal });
   }
-
-  /**
-   * `GET <path>?path=…` of a git route. A 400 carries the server's detail: `INVALID_ARGUMENT`
-   * when it is about an argument (`path …`, `ref …`, `commit …`, as our server words them),
-   * `GIT_ERROR` otherwise.
-   */
-  async #git<T>(path: string, target: string, parse: (json: unknown) => T): Promise<T> {
-    const request: AgentServerRequest = {
-      method: 'GET',
-      path,
-      query: { path: target },
-      signal: this.#closing.signal,
-    };
-    const reply = await this.#client.call(request);
-    if (reply.status >= 200 && reply.status <= 299) {
-      return this.#client.parse(reply, request, parse);
-    }
-    if (reply.status === 400) {
-      const detail = errorDetail(reply);
-      const field = /^(path|ref|commit)\b/.exec(detail)?.[1];
-      throw new WorkspaceError({
-        code: field ? 'INVALID_ARGUMENT' : 'GIT_ERROR',
-        message: field ? detail : `git failed on ${target}: ${detail}`,
-        details: { path: target, status: reply.status, detail, ...(field && { field }) },
-      });
-    }
-    throw this.#client.statusError(reply, request);
-  }
-}
-
-/** The `INVALID_CWD` error for `cwd`, with the server's explanation. */
-function invalidCwd(cwd: string, detail: string): WorkspaceError {
-  return new WorkspaceError({
-    code: 'INVALID_CWD',
-    message: `invalid cwd ${cwd}: ${detail}`,
-    details: { path: cwd, detail },
-  });
-}
-
-/**
- * OpenHands reports a failed spawn (e.g. a missing cwd) as a single event `order: 0`,
- * `exit_code: -1`, `stderr: "Error executing command: …"`; that is an error, not a timeout.
- */
-function throwIfSpawnFailure(event: BashOutput, cwd: string): void {
-  const stderr = event.stderr ?? '';
-  if (event.order !== 0 || event.stdout || !stderr.startsWith('Error executing command:')) return;
-  if (/No such file or directory|Not a directory/.test(stderr)) throw invalidCwd(cwd, stderr);
-  throw new WorkspaceError({
-    code: 'SPAWN_ERROR',
-    message: `the agent-server could not start the command: ${stderr}`,
-    details: { detail: stderr },
-  });
-}
-
-/** `value`, or `fallback` when undefined; anything but a positive finite number throws. */
-function positive(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw invalidArgument(field, `must be a positive finite number, got ${String(value)}`);
-  }
-  return value;
 }

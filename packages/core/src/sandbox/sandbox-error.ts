@@ -44,6 +44,68 @@ export function sandboxError({
   });
 }
 
+/** Options of {@link sandboxExitedError}. */
+export interface SandboxExitedErrorOptions {
+  /** The workspace kind, for the message. */
+  kind: string;
+  /** The state the sandbox was found in. */
+  state: SandboxState;
+  /** The sandbox's last log lines, when they could be read. */
+  logs: string | undefined;
+  cause: unknown;
+}
+
+/** The `SANDBOX_EXITED` error of a sandbox that stopped while its workspace was in use. */
+export function sandboxExitedError({
+  kind,
+  state,
+  logs,
+  cause,
+}: SandboxExitedErrorOptions): WorkspaceError {
+  return sandboxError({
+    code: 'SANDBOX_EXITED',
+    message: `the ${kind} sandbox stopped while the workspace was in use; close this workspace and create a new one`,
+    state,
+    logs,
+    cause,
+  });
+}
+
+/** Options of {@link lifecycleHookError}. */
+export interface LifecycleHookErrorOptions {
+  /** The workspace kind, for the message. */
+  kind: string;
+  /** What failed, e.g. `pausing`. */
+  step: string;
+  /** The step's signal: aborted means it ran out of time. */
+  signal: AbortSignal;
+  lifecycleTimeoutMs: number;
+}
+
+/**
+ * The error of a failed pause, resume or release hook: a `WorkspaceError` as it is, anything
+ * else as `PROVISIONING_ERROR`.
+ */
+export function lifecycleHookError(
+  error: unknown,
+  { kind, step, signal, lifecycleTimeoutMs }: LifecycleHookErrorOptions,
+): unknown {
+  if (WorkspaceError.isInstance(error)) return error;
+  const reason = signal.aborted
+    ? `it took longer than ${lifecycleTimeoutMs} ms (lifecycleTimeoutMs)`
+    : messageOf(error);
+  return new WorkspaceError({
+    code: 'PROVISIONING_ERROR',
+    message: `${step} the ${kind} sandbox failed: ${reason}`,
+    cause: error,
+  });
+}
+
+/** The message of a thrown value, whatever its type. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function indent(text: string): string {
   return text
     .split('\n')

@@ -1,4 +1,4 @@
-import { invalidArgument } from '../workspace/base-workspace.js';
+import { positiveOption } from '../workspace/base-workspace.js';
 
 /** Default bound on `start()` (create, start, wait until alive), in milliseconds. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 120_000;
@@ -48,19 +48,19 @@ export function resolveSandboxWorkspaceOptions(
   options: SandboxWorkspaceOptions,
 ): ResolvedSandboxWorkspaceOptions {
   return {
-    startupTimeoutMs: positive(
+    startupTimeoutMs: positiveOption(
       options.startupTimeoutMs,
       DEFAULT_STARTUP_TIMEOUT_MS,
       'startupTimeoutMs',
     ),
-    lifecycleTimeoutMs: positive(
+    lifecycleTimeoutMs: positiveOption(
       options.lifecycleTimeoutMs,
       DEFAULT_LIFECYCLE_TIMEOUT_MS,
       'lifecycleTimeoutMs',
     ),
-    logTailLines: positive(options.logTailLines, 40, 'logTailLines'),
+    logTailLines: positiveOption(options.logTailLines, 40, 'logTailLines'),
     remote: {
-      reconnectTimeoutMs: positive(
+      reconnectTimeoutMs: positiveOption(
         options.reconnectTimeoutMs,
         DEFAULT_SANDBOX_RECONNECT_TIMEOUT_MS,
         'reconnectTimeoutMs',
@@ -70,13 +70,4 @@ export function resolveSandboxWorkspaceOptions(
       maxOutputBytes: options.maxOutputBytes,
     },
   };
-}
-
-/** `value`, or `fallback` when undefined; anything but a positive finite number throws. */
-function positive(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw invalidArgument(field, `must be a positive finite number, got ${String(value)}`);
-  }
-  return value;
 }

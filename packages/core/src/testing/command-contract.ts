@@ -1,79 +1,9 @@
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { WorkspaceError } from '../errors/workspace-error.js';
-import type { Workspace } from '../workspace/workspace.js';
+import { shellQuote } from '../remote/shell-quote.js';
 import type { ContractContext } from './contract-context.js';
+import { expectWorkspaceError } from './process-probes.js';
 import { rejectionOf } from './rejection-of.js';
-
-/**
- * Bash function `is_alive PID`: true while the process exists and is not a zombie. Zombies count
- * as dead because a sandbox whose PID 1 does not reap leaves killed orphans as zombies.
- */
-const IS_ALIVE = [
-  'is_alive() {',
-  '  kill -0 "$1" 2>/dev/null || return 1',
-  '  if [ -r "/proc/$1/stat" ]; then',
-  '    local s; read -r s < "/proc/$1/stat" 2>/dev/null || return 1',
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion
-  '    s=${s##*) }; s=${s%% *}; [ "$s" != Z ] && [ "$s" != X ]',
-  '  elif command -v ps >/dev/null 2>&1; then',
-  '    case "$(ps -o stat= -p "$1" 2>/dev/null)" in Z*|"") return 1 ;; esac',
-  '  fi',
-  '}',
-].join('\n');
-
-/** Quotes `value` for bash. */
-function quote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** Asserts `error` is a `WorkspaceError` of `code` whose message mentions `mention`. */
-function expectWorkspaceError(error: unknown, code: WorkspaceError['code'], mention?: string) {
-  expect(
-    WorkspaceError.isInstance(error, code),
-    `expected WorkspaceError ${code}, got ${error}`,
-  ).toBe(true);
-  if (mention !== undefined) expect((error as Error).message).toContain(mention);
-}
-
-/** Polls `check` until it returns true or `timeoutMs` passes; returns the last answer. */
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(100);
-  }
-}
-
-/** Reads the pids in `pidFiles` (relative to `cwd`); fails unless every file holds one. */
-async function readPids(workspace: Workspace, cwd: string, pidFiles: string[]): Promise<string[]> {
-  const result = await workspace.executeCommand(`cat ${pidFiles.map(quote).join(' ')}`, { cwd });
-  expect(result.exitCode, `pid files missing: ${result.stderr}`).toBe(0);
-  const pids = result.stdout.split(/\s+/).filter(Boolean);
-  expect(pids).toHaveLength(pidFiles.length);
-  for (const pid of pids) expect(pid).toMatch(/^\d+$/);
-  return pids;
-}
-
-/** The pids among `pids` that are still alive (not zombies) in the workspace. */
-async function alivePids(workspace: Workspace, pids: string[]): Promise<string[]> {
-  const script = `${IS_ALIVE}\nfor p in ${pids.join(' ')}; do if is_alive "$p"; then echo "$p"; fi; done`;
-  const result = await workspace.executeCommand(script);
-  expect(result.exitCode).toBe(0);
-  return result.stdout.split(/\s+/).filter(Boolean);
-}
-
-/** Waits (briefly) until none of `pids` is alive; fails naming the survivors. */
-async function expectAllDead(workspace: Workspace, pids: string[]): Promise<void> {
-  let alive: string[] = [];
-  await waitUntil(async () => {
-    alive = await alivePids(workspace, pids);
-    return alive.length === 0;
-  }, 5_000);
-  expect(alive, 'processes of the command tree survived').toEqual([]);
-}
 
 /** `1\n2\n…\ncount\n`, the output of `seq 1 count`. */
 function seqOutput(count: number): string {
@@ -84,8 +14,9 @@ function seqOutput(count: number): string {
 
 /**
  * Command section of the workspace contract: exit codes and stream separation, cwd rules, env
- * merging, streaming callbacks, timeouts that kill the whole process tree, large and non-UTF-8
- * output, abort, argument validation and concurrency. Uses only the `Workspace` interface.
+ * merging, streaming callbacks, large and non-UTF-8 output, argument validation and concurrency.
+ * Timeouts, tree kill and abort are in {@link describeCommandTimeoutContract}. Uses only the
+ * `Workspace` interface.
  */
 export function describeCommandContract(context: ContractContext): void {
   describe('executeCommand', () => {
@@ -109,10 +40,10 @@ export function describeCommandContract(context: ContractContext): void {
       const workspace = context.workspace();
       const dir = await context.scratchDir('cwd');
       const sub = `${dir}/sub dir`;
-      expect((await workspace.executeCommand(`mkdir -p ${quote(sub)}`)).exitCode).toBe(0);
+      expect((await workspace.executeCommand(`mkdir -p ${shellQuote(sub)}`)).exitCode).toBe(0);
       // Compare physical paths: workingDir may sit behind a symlink (e.g. /tmp on macOS).
       const physical = async (target: string) =>
-        (await workspace.executeCommand(`cd ${quote(target)} && pwd -P`)).stdout;
+        (await workspace.executeCommand(`cd ${shellQuote(target)} && pwd -P`)).stdout;
       const pwdIn = async (cwd?: string) =>
         (await workspace.executeCommand('pwd -P', cwd === undefined ? {} : { cwd })).stdout;
 
@@ -205,71 +136,6 @@ export function describeCommandContract(context: ContractContext): void {
       expect(err).toBe(result.stderr);
     }, 20_000);
 
-    it('times out with timeoutOccurred, exit code -1 and the output printed before', async () => {
-      const workspace = context.workspace();
-      const result = await workspace.executeCommand(
-        'echo before; echo before-err >&2; sleep 30; echo after',
-        { timeoutMs: 1_000 },
-      );
-      expect(result).toMatchObject({
-        exitCode: -1,
-        stdout: 'before\n',
-        stderr: 'before-err\n',
-        timeoutOccurred: true,
-      });
-    }, 10_000);
-
-    it('kills the whole process tree on timeout', async () => {
-      const workspace = context.workspace();
-      const dir = await context.scratchDir('tree-kill');
-      const result = await workspace.executeCommand(
-        [
-          'echo $$ > shell.pid',
-          'sleep 30 & echo $! > child.pid',
-          '(sleep 30; true) & echo $! > subshell.pid',
-          "bash -c 'sleep 30 & echo $! > grandchild.pid; wait' &",
-          'while [ ! -s grandchild.pid ]; do sleep 0.02; done',
-          'echo started',
-          'wait',
-        ].join('\n'),
-        { cwd: dir, timeoutMs: 1_500 },
-      );
-      expect(result).toMatchObject({ timeoutOccurred: true, exitCode: -1, stdout: 'started\n' });
-      const pids = await readPids(workspace, dir, [
-        'shell.pid',
-        'child.pid',
-        'subshell.pid',
-        'grandchild.pid',
-      ]);
-      await expectAllDead(workspace, pids);
-    }, 15_000);
-
-    it('does not hang on timeout when a grandchild that ignores SIGTERM holds the pipes', async () => {
-      const workspace = context.workspace();
-      const dir = await context.scratchDir('pipe-holder');
-      const result = await workspace.executeCommand(
-        "(trap '' TERM; exec sleep 30) & echo $! > holder.pid; echo started; sleep 30",
-        { cwd: dir, timeoutMs: 1_000 },
-      );
-      expect(result).toMatchObject({ timeoutOccurred: true, exitCode: -1, stdout: 'started\n' });
-      await expectAllDead(workspace, await readPids(workspace, dir, ['holder.pid']));
-    }, 15_000);
-
-    it('returns when bash exits although a background process holds the pipes', async () => {
-      const workspace = context.workspace();
-      // Without prompt return this would run into its 20 s timeout (and the 10 s test timeout).
-      const result = await workspace.executeCommand('sleep 30 & echo $!', { timeoutMs: 20_000 });
-      expect(result).toMatchObject({ exitCode: 0, timeoutOccurred: false });
-      const pid = result.stdout.trim();
-      expect(pid).toMatch(/^\d+$/);
-      try {
-        // Background processes of a finished command (servers, watchers) are left running.
-        expect(await alivePids(workspace, [pid])).toEqual([pid]);
-      } finally {
-        await workspace.executeCommand(`kill -9 ${pid}`);
-      }
-    }, 10_000);
-
     it('delivers large output complete and in order', async () => {
       const workspace = context.workspace();
       const result = await workspace.executeCommand('seq 1 800000; seq 1 100000 >&2', {
@@ -291,38 +157,6 @@ export function describeCommandContract(context: ContractContext): void {
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toBe('a\uFFFDb\nhéllo €\nhéllo €\n');
       expect(result.stderr).toBe('\uFFFD');
-    }, 10_000);
-
-    it('rejects with ABORTED and kills the command when the signal fires', async () => {
-      const workspace = context.workspace();
-      const dir = await context.scratchDir('abort');
-      const controller = new AbortController();
-      let out = '';
-      const running = workspace.executeCommand(
-        'echo $$ > shell.pid; sleep 30 & echo $! > child.pid; echo started; sleep 30',
-        {
-          cwd: dir,
-          timeoutMs: 20_000,
-          signal: controller.signal,
-          onStdout: (chunk) => {
-            out += chunk;
-            if (out.includes('started')) controller.abort(new Error('stop'));
-          },
-        },
-      );
-      expectWorkspaceError(await rejectionOf(running), 'ABORTED');
-      const pids = await readPids(workspace, dir, ['shell.pid', 'child.pid']);
-      await expectAllDead(workspace, pids);
-    }, 15_000);
-
-    it('rejects an already-aborted signal with ABORTED without running the command', async () => {
-      const workspace = context.workspace();
-      const dir = await context.scratchDir('pre-abort');
-      const error = await rejectionOf(
-        workspace.executeCommand('touch ran', { cwd: dir, signal: AbortSignal.abort() }),
-      );
-      expectWorkspaceError(error, 'ABORTED');
-      expect((await workspace.executeCommand('test -e ran', { cwd: dir })).exitCode).toBe(1);
     }, 10_000);
 
     it('rejects invalid input with INVALID_ARGUMENT naming the field', async () => {

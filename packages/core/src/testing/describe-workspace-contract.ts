@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Workspace } from '../workspace/workspace.js';
 import { describeCommandContract } from './command-contract.js';
+import { describeCommandTimeoutContract } from './command-timeout-contract.js';
 import type { ContractContext } from './contract-context.js';
 import { describeFileContract } from './file-contract.js';
 import { describeGitContract } from './git-contract.js';
@@ -54,6 +55,7 @@ export function describeWorkspaceContract(
       },
     };
     describeCommandContract(context);
+    describeCommandTimeoutContract(context);
     describeFileContract(context);
     describeGitContract(context);
     describeLifecycleContract(context);

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shellQuote } from '../remote/shell-quote.js';
 import type { ContractContext } from './contract-context.js';
 
 const LARGE_FILE_BYTES = 3 * 1024 * 1024;
@@ -34,12 +35,12 @@ export function describeFileContract(context: ContractContext): void {
     };
     /** Byte size of a workspace file, measured inside the workspace. */
     const remoteSize = async (file: string): Promise<number> =>
-      Number((await run(`wc -c < ${quote(file)}`)).trim());
+      Number((await run(`wc -c < ${shellQuote(file)}`)).trim());
     /** Entries of a workspace directory, hidden ones included, sorted. */
     const remoteList = async (dir: string): Promise<string[]> =>
-      (await run(`ls -A ${quote(dir)}`)).split('\n').filter(Boolean).sort();
+      (await run(`ls -A ${shellQuote(dir)}`)).split('\n').filter(Boolean).sort();
     const remoteExists = async (target: string): Promise<boolean> =>
-      (await context.workspace().executeCommand(`test -e ${quote(target)}`)).exitCode === 0;
+      (await context.workspace().executeCommand(`test -e ${shellQuote(target)}`)).exitCode === 0;
     /** Writes a file on the caller's machine and returns its path. */
     const localFile = async (name: string, content: Buffer | string): Promise<string> => {
       const file = path.join(local, name);
@@ -106,7 +107,7 @@ export function describeFileContract(context: ContractContext): void {
 
         const upload = await workspace.fileUpload(source, remote);
         expect(upload.success, upload.error).toBe(true);
-        expect(await run(`cat ${quote(remote)}`)).toBe('nested content\n');
+        expect(await run(`cat ${shellQuote(remote)}`)).toBe('nested content\n');
 
         const download = await workspace.fileDownload(remote, back);
         expect(download.success, download.error).toBe(true);
@@ -131,7 +132,7 @@ export function describeFileContract(context: ContractContext): void {
         const upload = await workspace.fileUpload(source, relative);
         expect(upload.success, upload.error).toBe(true);
         // Read it back through its absolute path: it must sit under workingDir.
-        expect(await run(`cat ${quote(`${scratch}/relative.txt`)}`)).toBe('relative content');
+        expect(await run(`cat ${shellQuote(`${scratch}/relative.txt`)}`)).toBe('relative content');
 
         const download = await workspace.fileDownload(relative, back);
         expect(download.success, download.error).toBe(true);
@@ -153,7 +154,7 @@ export function describeFileContract(context: ContractContext): void {
         expect((await workspace.fileUpload(long, remote)).success).toBe(true);
         const upload = await workspace.fileUpload(short, remote);
         expect(upload.success, upload.error).toBe(true);
-        expect(await run(`cat ${quote(remote)}`)).toBe('v2\n');
+        expect(await run(`cat ${shellQuote(remote)}`)).toBe('v2\n');
 
         const download = await workspace.fileDownload(remote, back);
         expect(download.success, download.error).toBe(true);
@@ -169,7 +170,7 @@ export function describeFileContract(context: ContractContext): void {
         const workspace = context.workspace();
         const scratch = await context.scratchDir('file-missing-source');
         const missing = path.join(local, 'missing', 'does-not-exist.bin');
-        await run(`printf keep > ${quote(`${scratch}/existing.txt`)}`);
+        await run(`printf keep > ${shellQuote(`${scratch}/existing.txt`)}`);
 
         const fresh = await workspace.fileUpload(missing, `${scratch}/new.txt`);
         expect(fresh.success).toBe(false);
@@ -179,7 +180,7 @@ export function describeFileContract(context: ContractContext): void {
         const over = await workspace.fileUpload(missing, `${scratch}/existing.txt`);
         expect(over.success).toBe(false);
         expectErrorMessage(over.error);
-        expect(await run(`cat ${quote(`${scratch}/existing.txt`)}`)).toBe('keep');
+        expect(await run(`cat ${shellQuote(`${scratch}/existing.txt`)}`)).toBe('keep');
         expect(await remoteList(scratch)).toEqual(['existing.txt']);
       },
       TIMEOUT_MS,
@@ -206,7 +207,9 @@ export function describeFileContract(context: ContractContext): void {
       async () => {
         const workspace = context.workspace();
         const scratch = await context.scratchDir('file-download-dir');
-        await run(`mkdir -p ${quote(`${scratch}/dir`)} && printf x > ${quote(`${scratch}/dir/f`)}`);
+        await run(
+          `mkdir -p ${shellQuote(`${scratch}/dir`)} && printf x > ${shellQuote(`${scratch}/dir/f`)}`,
+        );
         const back = path.join(local, 'download-dir', 'back');
 
         const result = await workspace.fileDownload(`${scratch}/dir`, back);
@@ -224,14 +227,14 @@ export function describeFileContract(context: ContractContext): void {
         const workspace = context.workspace();
         const scratch = await context.scratchDir('file-parent-is-file');
         const blocker = `${scratch}/blocker`;
-        await run(`printf 'i am a file' > ${quote(blocker)}`);
+        await run(`printf 'i am a file' > ${shellQuote(blocker)}`);
         const source = await localFile('parent-is-file/source.txt', 'content');
 
         const result = await workspace.fileUpload(source, `${blocker}/child.txt`);
 
         expect(result.success).toBe(false);
         expectErrorMessage(result.error);
-        expect(await run(`cat ${quote(blocker)}`)).toBe('i am a file');
+        expect(await run(`cat ${shellQuote(blocker)}`)).toBe('i am a file');
         expect(await remoteList(scratch)).toEqual(['blocker']);
       },
       TIMEOUT_MS,
@@ -247,9 +250,4 @@ function expectErrorMessage(error: string | undefined): void {
 
 function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
-}
-
-/** Quotes a value for `bash -c`. */
-function quote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }

@@ -3,3 +3,4 @@ export {
   describeWorkspaceContract,
   type WorkspaceContractOptions,
 } from './describe-workspace-contract.js';
+export { expectRejection, rejectionOf } from './rejection-of.js';

@@ -62,13 +62,7 @@ export abstract class BaseWorkspace implements Workspace {
     if (typeof command !== 'string' || command.trim().length === 0) {
       throw invalidArgument('command', 'must be a non-empty string');
     }
-    const timeoutMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw invalidArgument(
-        'timeoutMs',
-        `must be a positive finite number, got ${String(timeoutMs)}`,
-      );
-    }
+    const timeoutMs = positiveOption(options.timeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'timeoutMs');
     const env = options.env ?? {};
     for (const [name, value] of Object.entries(env)) {
       if (typeof value !== 'string') {
@@ -198,6 +192,18 @@ export function invalidArgument(field: string, reason: string): WorkspaceError {
     message: `${field} ${reason}`,
     details: { field },
   });
+}
+
+/**
+ * Returns `value`, or `fallback` when it is undefined. Anything but a positive finite number is
+ * an `INVALID_ARGUMENT` naming `field`.
+ */
+export function positiveOption(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw invalidArgument(field, `must be a positive finite number, got ${String(value)}`);
+  }
+  return value;
 }
 
 /** Builds the `ABORTED` error for a fired signal, keeping its reason as `cause`. */

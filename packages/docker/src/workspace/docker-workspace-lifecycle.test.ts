@@ -4,7 +4,7 @@
  * start-up failures that explain themselves and leave nothing behind.
  */
 import os from 'node:os';
-import { WorkspaceError } from '@agent-workspace/core';
+import { expectRejection } from '@agent-workspace/core/testing';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { DOCKER_LABELS } from './docker-labels.js';
 import { DockerWorkspace } from './docker-workspace.js';
@@ -31,19 +31,6 @@ async function create(extra: Partial<DockerWorkspaceOptions> = {}): Promise<Dock
     `[DockerWorkspace] cold start (create → first command): ${Math.round(performance.now() - startedAt)} ms`,
   );
   return workspace;
-}
-
-/** What `promise` rejects with, asserted to be a WorkspaceError of `code`. */
-async function rejection(promise: Promise<unknown>, code: string): Promise<WorkspaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error(`expected a ${code} rejection, but it resolved`);
-    },
-    (caught: unknown) => caught,
-  );
-  expect(WorkspaceError.isInstance(error), String(error)).toBe(true);
-  expect((error as WorkspaceError).code, (error as Error).message).toBe(code);
-  return error as WorkspaceError;
 }
 
 context.describe('DockerWorkspace lifecycle', () => {
@@ -92,9 +79,9 @@ context.describe('DockerWorkspace lifecycle', () => {
     await workspace.pause();
     expect((await container.inspect()).State.Paused).toBe(true);
     expect(workspace.status).toBe('paused');
-    await rejection(workspace.executeCommand('touch go', { cwd: dir }), 'WORKSPACE_PAUSED');
-    await rejection(workspace.fileDownload('x', '/tmp/x'), 'WORKSPACE_PAUSED');
-    await rejection(workspace.gitDiff('x'), 'WORKSPACE_PAUSED');
+    await expectRejection(workspace.executeCommand('touch go', { cwd: dir }), 'WORKSPACE_PAUSED');
+    await expectRejection(workspace.fileDownload('x', '/tmp/x'), 'WORKSPACE_PAUSED');
+    await expectRejection(workspace.gitDiff('x'), 'WORKSPACE_PAUSED');
 
     await workspace.resume();
     expect((await container.inspect()).State.Paused).toBe(false);
@@ -141,12 +128,12 @@ context.describe('DockerWorkspace lifecycle', () => {
         if (output.includes('started')) void container.kill();
       },
     });
-    const error = await rejection(running, 'SANDBOX_EXITED');
+    const error = await expectRejection(running, 'SANDBOX_EXITED');
     expect(error.details).toMatchObject({ state: 'exited', exitCode: 137 });
     expect(error.message).toContain('exited with code 137');
     expect(error.message).toContain('agent-server listening on');
     expect(workspace.status).toBe('exited');
-    expect(await rejection(workspace.executeCommand('true'), 'SANDBOX_EXITED')).toBe(error);
+    expect(await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED')).toBe(error);
 
     await workspace.close();
     expect(
@@ -157,7 +144,7 @@ context.describe('DockerWorkspace lifecycle', () => {
   it('a container removed from outside between calls gives SANDBOX_EXITED on the next call', async () => {
     const workspace = await create();
     await context.docker.getContainer(workspace.containerId!).remove({ force: true });
-    const error = await rejection(workspace.executeCommand('true'), 'SANDBOX_EXITED');
+    const error = await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED');
     expect(error.message).toContain('no longer exists');
     expect(error.details).toMatchObject({ state: 'missing' });
     await workspace.close();
@@ -166,7 +153,7 @@ context.describe('DockerWorkspace lifecycle', () => {
   it('a server that exits at start gives PROVISIONING_ERROR with exit code and logs, and no container', async () => {
     const workspace = new DockerWorkspace(options({ command: ['--no-such-flag'] }));
     workspaces.push(workspace);
-    const error = await rejection(workspace.start(), 'PROVISIONING_ERROR');
+    const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
     expect(error.message).toContain('stopped before its agent-server became alive');
     expect(error.message).toContain('exited with code 2');
     expect(error.message).toContain("Unknown option '--no-such-flag'");
@@ -181,7 +168,7 @@ context.describe('DockerWorkspace lifecycle', () => {
       options({ command: ['--host', '127.0.0.1'], startupTimeoutMs: 3_000 }),
     );
     workspaces.push(workspace);
-    const error = await rejection(workspace.start(), 'PROVISIONING_ERROR');
+    const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
     expect(error.message).toContain('not ready within 3000 ms (startupTimeoutMs)');
     expect(error.message).toContain('the sandbox is running');
     expect(error.message).toContain('listening on http://127.0.0.1:8000');
@@ -194,7 +181,7 @@ context.describe('DockerWorkspace lifecycle', () => {
     // TEST-NET-1: no interface of the engine's host has this address.
     const workspace = new DockerWorkspace(options({ publishAddress: '192.0.2.1' }));
     workspaces.push(workspace);
-    const error = await rejection(workspace.start(), 'PROVISIONING_ERROR');
+    const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
     expect(error.message).toContain('publishing ports on 192.0.2.1');
     expect(
       await context.containerIds({ [DOCKER_LABELS.workspaceId]: workspace.workspaceId }),
@@ -203,7 +190,10 @@ context.describe('DockerWorkspace lifecycle', () => {
 
   it('a missing image gives PROVISIONING_ERROR saying how to build it', async () => {
     const image = `agent-workspace/missing-${Date.now()}:nope`;
-    const error = await rejection(DockerWorkspace.create(options({ image })), 'PROVISIONING_ERROR');
+    const error = await expectRejection(
+      DockerWorkspace.create(options({ image })),
+      'PROVISIONING_ERROR',
+    );
     expect(error.message).toContain(`has no image ${image}`);
     expect(error.message).toContain('agent-workspace-docker build-image');
   });

@@ -1,0 +1,48 @@
+import type { StoredEventWire } from './persisted-bash-event.js';
+
+/** How a finished command ended, beyond its exit code. */
+export interface CommandExit {
+  exitCode: number;
+  timeoutOccurred: boolean;
+  durationMs: number;
+}
+
+/** An event in the store. */
+export interface StoredBashEvent {
+  /** Position in the store, increasing with time; not persisted. */
+  readonly seq: number;
+  /** Timestamp in microseconds since the epoch. */
+  readonly micros: number;
+  readonly event: StoredEventWire;
+  /** Size of its log line, which is what `maxBytes` bounds. */
+  readonly bytes: number;
+}
+
+/** Everything kept about one command. */
+export interface CommandRecord {
+  readonly id: string;
+  /** The `BashCommand` event, until retention drops it. */
+  command: StoredBashEvent | undefined;
+  /** Its `BashOutput` events, `order` ascending without gaps, starting at `firstOrder`. */
+  outputs: StoredBashEvent[];
+  /** `order` of `outputs[0]`; the order the next output gets when none is kept. */
+  firstOrder: number;
+  /** `order` the next output gets. */
+  nextOrder: number;
+  /** Set with the final output (the one with an exit code). */
+  exit: CommandExit | undefined;
+  /** Bytes of the kept events. */
+  bytes: number;
+}
+
+/** A stored event plus its log line. */
+export interface AppendedBashEvent {
+  stored: StoredBashEvent;
+  /** JSONL line (without newline) to persist. */
+  line: string;
+}
+
+/** `seq` of the newest kept event of `record` (0 when none is kept). */
+export function lastSeqOf(record: CommandRecord): number {
+  return record.outputs[record.outputs.length - 1]?.seq ?? record.command?.seq ?? 0;
+}

@@ -1,0 +1,47 @@
+import { WorkspaceError } from '../errors/workspace-error.js';
+import {
+  type AgentServerClient,
+  type AgentServerRequest,
+  errorDetail,
+} from './agent-server-client.js';
+
+/** Options of {@link remoteGit}. */
+export interface RemoteGitOptions<T> {
+  client: AgentServerClient;
+  /** Path of the git route, e.g. `/api/git/changes`. */
+  path: string;
+  /** Repository or file the route is asked about (sent as `?path=`). */
+  target: string;
+  /** Validates and converts the JSON answer. */
+  parse: (json: unknown) => T;
+  signal: AbortSignal;
+}
+
+/**
+ * `GET <path>?path=…` of a git route. A 400 carries the server's detail: `INVALID_ARGUMENT`
+ * when it is about an argument (`path …`, `ref …`, `commit …`, as our server words them),
+ * `GIT_ERROR` otherwise.
+ */
+export async function remoteGit<T>({
+  client,
+  path,
+  target,
+  parse,
+  signal,
+}: RemoteGitOptions<T>): Promise<T> {
+  const request: AgentServerRequest = { method: 'GET', path, query: { path: target }, signal };
+  const reply = await client.call(request);
+  if (reply.status >= 200 && reply.status <= 299) {
+    return client.parse(reply, request, parse);
+  }
+  if (reply.status === 400) {
+    const detail = errorDetail(reply);
+    const field = /^(path|ref|commit)\b/.exec(detail)?.[1];
+    throw new WorkspaceError({
+      code: field ? 'INVALID_ARGUMENT' : 'GIT_ERROR',
+      message: field ? detail : `git failed on ${target}: ${detail}`,
+      details: { path: target, status: reply.status, detail, ...(field && { field }) },
+    });
+  }
+  throw client.statusError(reply, request);
+}

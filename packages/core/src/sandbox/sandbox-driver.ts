@@ -1,0 +1,23 @@
+import type { SandboxProbe } from './diagnose-sandbox.js';
+import type { SandboxEndpoint } from './sandbox-endpoint.js';
+import type { ReleaseSandboxOptions, SandboxHookOptions } from './sandbox-hooks.js';
+
+/** What `SandboxLifecycle` needs from its workspace: its identity and sandbox hooks. */
+export interface SandboxDriver extends SandboxProbe {
+  /** The workspace's `workingDir`, for the inner client. */
+  readonly workingDir: string;
+  /** True once `close()` was called. */
+  closed(): boolean;
+  /** Throws `WORKSPACE_CLOSED` after `close()`. */
+  assertOpen(): void;
+  /** Creates the sandbox without starting it. */
+  createSandbox(options: SandboxHookOptions): Promise<void>;
+  /** Starts the sandbox; returns how to reach its agent-server. */
+  startSandbox(options: SandboxHookOptions): Promise<SandboxEndpoint>;
+  /** Releases what `createSandbox()` made. */
+  releaseSandbox(options: ReleaseSandboxOptions): Promise<void>;
+  /** Suspends the sandbox. */
+  pauseSandbox(options: SandboxHookOptions): Promise<void>;
+  /** Resumes the suspended sandbox. */
+  resumeSandbox(options: SandboxHookOptions): Promise<void>;
+}

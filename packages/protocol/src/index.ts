@@ -17,6 +17,23 @@ export {
 } from './json-schema/to-json-schema.js';
 export { type WireSchemaEntry, wireSchemas } from './json-schema/wire-schemas.js';
 export {
+  type CommandInputProblem,
+  checkCommandEnvironment,
+  checkCommandText,
+  MAX_COMMAND_BYTES,
+  MAX_COMMAND_TIMEOUT_SECONDS,
+  MAX_ENV_BYTES,
+  MAX_ENV_VARIABLES,
+  MAX_PATH_BYTES,
+} from './limits/command-input-limits.js';
+export {
+  clientPathSchema,
+  commandEnvironmentSchema,
+  commandTextSchema,
+  commandTimeoutSchema,
+} from './limits/command-input-schemas.js';
+export { utf8ByteLength } from './limits/utf8-byte-length.js';
+export {
   type BashCommand,
   type BashCommandWire,
   bashCommandFromWire,

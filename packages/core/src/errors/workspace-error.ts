@@ -6,6 +6,8 @@ const markerSymbol = Symbol.for(marker);
  *
  * - `INVALID_ARGUMENT`: a caller passed a bad value (the message names the field).
  * - `INVALID_CWD`: the working directory of a command does not exist or is not a directory.
+ * - `FORBIDDEN`: a confinement policy refuses the path or operation (it leads outside the working
+ *   directory, or through a hard link, a foreign git directory, ...); the message names the field.
  * - `INVALID_CONFIG`: a workspace config failed validation.
  * - `UNKNOWN_WORKSPACE_KIND` / `DUPLICATE_WORKSPACE_KIND`: registry misuse.
  * - `NOT_SUPPORTED`: the workspace type cannot do this.
@@ -25,6 +27,7 @@ const markerSymbol = Symbol.for(marker);
 export type WorkspaceErrorCode =
   | 'INVALID_ARGUMENT'
   | 'INVALID_CWD'
+  | 'FORBIDDEN'
   | 'INVALID_CONFIG'
   | 'UNKNOWN_WORKSPACE_KIND'
   | 'DUPLICATE_WORKSPACE_KIND'

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { hexIdSchema } from '../ids/hex-id.js';
+import {
+  clientPathSchema,
+  commandEnvironmentSchema,
+  commandTextSchema,
+  commandTimeoutSchema,
+} from '../limits/command-input-schemas.js';
 
 /**
  * Our streaming-exec extension of the agent-server protocol: one websocket at
@@ -31,13 +37,18 @@ const startFrameSchema = z.object({
   type: z.literal('start'),
   /** Client-chosen token echoed in `started`, to match replies to requests. */
   request_id: z.string().max(200).nullish(),
-  command: z.string().min(1),
-  cwd: z.string().min(1).nullish(),
+  command: commandTextSchema,
+  cwd: clientPathSchema.nullish(),
   /** Seconds; fractions allowed. Default 300. */
-  timeout: z.number().positive().nullish(),
-  env: z.record(z.string(), z.string()).nullish(),
+  timeout: commandTimeoutSchema.nullish(),
+  env: commandEnvironmentSchema.nullish(),
   /** Keep stdin open for `stdin` frames; otherwise the command reads EOF. */
   stdin: z.boolean().nullish(),
+  /**
+   * Keep the command running when this connection closes and no other attaches. By default the
+   * server ends a command whose last follower left, after a grace period for reconnecting.
+   */
+  detached: z.boolean().nullish(),
 });
 
 const stdinFrameSchema = z.object({

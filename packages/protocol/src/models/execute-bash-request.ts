@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  clientPathSchema,
+  commandTextSchema,
+  commandTimeoutSchema,
+} from '../limits/command-input-schemas.js';
 
 /** Seconds a bash command may run when the request names no timeout (as in OpenHands). */
 export const DEFAULT_BASH_TIMEOUT_SECONDS = 300;
@@ -6,12 +11,13 @@ export const DEFAULT_BASH_TIMEOUT_SECONDS = 300;
 /**
  * Wire shape of `ExecuteBashRequest`, the body of `POST /api/bash/start_bash_command` and
  * `execute_bash_command` and the client frame on `/sockets/bash-events`. Unlike OpenHands,
- * `timeout` may be fractional (OpenHands truncates it with `int()`, so `0.5` became `0`).
+ * `timeout` may be fractional (OpenHands truncates it with `int()`, so `0.5` became `0`), and the
+ * command, cwd and timeout have the limits of `@agent-workspace/protocol`'s `MAX_*` constants.
  */
 export const executeBashRequestWireSchema = z.object({
-  command: z.string().min(1),
-  cwd: z.string().min(1).nullable().optional(),
-  timeout: z.number().positive().default(DEFAULT_BASH_TIMEOUT_SECONDS),
+  command: commandTextSchema,
+  cwd: clientPathSchema.nullable().optional(),
+  timeout: commandTimeoutSchema.default(DEFAULT_BASH_TIMEOUT_SECONDS),
 });
 
 /** Wire JSON of an {@link ExecuteBashRequest}. */

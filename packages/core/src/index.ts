@@ -10,6 +10,24 @@ export {
   type WorkspaceErrorCode,
   type WorkspaceErrorOptions,
 } from './errors/workspace-error.js';
+export { DirectoryHandle, PROC_FD_WALKS } from './fs/directory-handle.js';
+export { type FileDestination, locateFileForWrite } from './fs/locate-file-for-write.js';
+export { openDirectory } from './fs/open-directory.js';
+export { type OpenedFile, openRegularFile } from './fs/open-regular-file.js';
+export { type PathErrorReason, type PathSubject, pathError } from './fs/path-error.js';
+export {
+  MAX_SYMLINK_HOPS,
+  PathWalker,
+  type PathWalkerOptions,
+  type Walk,
+  type WalkEnd,
+} from './fs/path-walker.js';
+export {
+  TEMPORARY_FILE_PATTERN,
+  TEMPORARY_FILE_SUFFIX,
+  type WriteStreamAtomicOptions,
+  writeStreamAtomic,
+} from './fs/write-stream-atomic.js';
 export { type ReadGitChangesOptions, readGitChanges } from './git/read-git-changes.js';
 export {
   DEFAULT_MAX_DIFF_FILE_BYTES,

@@ -6,6 +6,7 @@ const markerSymbol = Symbol.for(marker);
  *
  * - `INVALID_ARGUMENT`: a caller passed a bad value (the message names the field).
  * - `INVALID_CWD`: the working directory of a command does not exist or is not a directory.
+ * - `NOT_FOUND`: a file or directory the operation needs does not exist (the message names it).
  * - `FORBIDDEN`: a confinement policy refuses the path or operation (it leads outside the working
  *   directory, or through a hard link, a foreign git directory, ...); the message names the field.
  * - `INVALID_CONFIG`: a workspace config failed validation.
@@ -28,6 +29,7 @@ export type WorkspaceErrorCode =
   | 'INVALID_ARGUMENT'
   | 'INVALID_CWD'
   | 'FORBIDDEN'
+  | 'NOT_FOUND'
   | 'INVALID_CONFIG'
   | 'UNKNOWN_WORKSPACE_KIND'
   | 'DUPLICATE_WORKSPACE_KIND'

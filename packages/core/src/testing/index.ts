@@ -4,3 +4,4 @@ export {
   type WorkspaceContractOptions,
 } from './describe-workspace-contract.js';
 export { expectRejection, rejectionOf } from './rejection-of.js';
+export { type SymlinkFlipper, startSymlinkFlipper } from './symlink-flipper.js';

@@ -23,7 +23,9 @@ const markerSymbol = Symbol.for(marker);
  * - `SANDBOX_EXITED`: the sandbox of a provisioned workspace (a container, a process, ...)
  *   stopped or disappeared while the workspace was in use; `details` has its `exitCode` and
  *   last `logs`. The workspace cannot recover: close it and create a new one.
- * - `SPAWN_ERROR`: the process could not be started.
+ * - `SPAWN_ERROR`: the process could not be started (`details.errno` says why, e.g. `EMFILE`).
+ * - `RESOURCE_EXHAUSTED`: a limit was reached (concurrent commands, open files, connections);
+ *   nothing was done, and the same call may succeed later.
  */
 export type WorkspaceErrorCode =
   | 'INVALID_ARGUMENT'
@@ -44,7 +46,8 @@ export type WorkspaceErrorCode =
   | 'PROTOCOL_ERROR'
   | 'PROVISIONING_ERROR'
   | 'SANDBOX_EXITED'
-  | 'SPAWN_ERROR';
+  | 'SPAWN_ERROR'
+  | 'RESOURCE_EXHAUSTED';
 
 /** Options for {@link WorkspaceError}. */
 export interface WorkspaceErrorOptions {

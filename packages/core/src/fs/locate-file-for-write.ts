@@ -14,7 +14,8 @@ export interface FileDestination {
 }
 
 /**
- * Finds where a client path is to be written, creating missing parent directories: a symbolic
+ * Finds where a client path is to be written, creating missing parent directories (unless
+ * `createParents` is false: then a missing one is `NOT_FOUND`): a symbolic
  * link is followed to its target (which the write then replaces, as `open("wb")` writes through
  * it), within the working directory when confined. Only a regular file may be replaced.
  *
@@ -27,8 +28,9 @@ export function locateFileForWrite(
   walker: PathWalker,
   input: string,
   field: string,
+  options: { createParents?: boolean } = {},
 ): FileDestination {
-  const walk = walker.begin(input, field, { createParents: true });
+  const walk = walker.begin(input, field, { createParents: options.createParents ?? true });
   if (input.endsWith('/')) {
     throw pathError('INVALID_ARGUMENT', walk, 'is a directory', 'is-directory');
   }

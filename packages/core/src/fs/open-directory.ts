@@ -1,5 +1,5 @@
 import type { DirectoryHandle } from './directory-handle.js';
-import { errnoOf, translateWalkError } from './path-error.js';
+import { errnoOf, pathError, translateWalkError } from './path-error.js';
 import type { PathWalker, WalkEnd } from './path-walker.js';
 
 /**
@@ -8,8 +8,8 @@ import type { PathWalker, WalkEnd } from './path-walker.js';
  * A command's cwd opened this way can be handed to a child process as `/proc/self/fd/<fd>`, so
  * the directory checked is the directory used.
  *
- * Errors: `NOT_FOUND`, `INVALID_ARGUMENT` (`parent-not-directory` also when the path itself is
- * not a directory), `FORBIDDEN` (outside when confined, permission denied).
+ * Errors: `NOT_FOUND`, `INVALID_ARGUMENT` (`not-directory`, `parent-not-directory`, ...),
+ * `FORBIDDEN` (outside when confined, permission denied).
  */
 export function openDirectory(walker: PathWalker, input: string, field: string): DirectoryHandle {
   const walk = walker.begin(input, field);
@@ -25,6 +25,9 @@ export function openDirectory(walker: PathWalker, input: string, field: string):
         code === 'ELOOP' || code === 'ENOTDIR' ? end.parent.readLink(end.name) : undefined;
       if (target === undefined) {
         end.parent.close();
+        if (code === 'ENOTDIR') {
+          throw pathError('INVALID_ARGUMENT', walk, 'is not a directory', 'not-directory', error);
+        }
         throw translateWalkError(error, walk);
       }
       let next: WalkEnd;

@@ -18,6 +18,7 @@ export type PathErrorReason =
   | 'name-too-long'
   | 'nul-byte'
   | 'is-directory'
+  | 'not-directory'
   | 'not-regular-file'
   | 'hard-link';
 

@@ -122,6 +122,9 @@ describe('PathWalker', () => {
       'INVALID_ARGUMENT:is-directory',
     );
     expect(refusal(() => openDirectory(walker, 'dir/file.txt', 'cwd'))).toBe(
+      'INVALID_ARGUMENT:not-directory',
+    );
+    expect(refusal(() => openDirectory(walker, 'dir/file.txt/below', 'cwd'))).toBe(
       'INVALID_ARGUMENT:parent-not-directory',
     );
   });

@@ -29,6 +29,11 @@ export interface WalkEnd {
 export interface Walk extends PathSubject {
   /** Create missing directories on the way. */
   createParents: boolean;
+  /**
+   * At a missing directory, end the walk there: `name` is then the rest of the path (several
+   * components joined with `/`, none of them `..`), for paths that may have been deleted.
+   */
+  stopAtMissing: boolean;
   hops: number;
 }
 
@@ -70,8 +75,18 @@ export class PathWalker {
   }
 
   /** Starts a walk of `input` (absolute, or relative to `workingDir`). */
-  begin(input: string, field: string, options: { createParents?: boolean } = {}): Walk {
-    return { input, field, createParents: options.createParents === true, hops: 0 };
+  begin(
+    input: string,
+    field: string,
+    options: { createParents?: boolean; stopAtMissing?: boolean } = {},
+  ): Walk {
+    return {
+      input,
+      field,
+      createParents: options.createParents === true,
+      stopAtMissing: options.stopAtMissing === true,
+      hops: 0,
+    };
   }
 
   /**
@@ -133,6 +148,13 @@ export class PathWalker {
         }
         if (queue.length === 0) return { parent: here, name };
         const next = this.#enter(here, name, walk);
+        if (next === undefined) {
+          const rest = [name, ...queue].filter((part) => part !== '.');
+          if (rest.includes('..')) {
+            throw pathError('NOT_FOUND', walk, 'does not exist', 'not-found');
+          }
+          return { parent: here, name: rest.join('/') };
+        }
         if (typeof next !== 'string') {
           here = this.#replace(here, next);
           continue;
@@ -165,8 +187,11 @@ export class PathWalker {
     return here.openChild('..');
   }
 
-  /** Opens directory `name` of `parent`, or returns the target of the link it is. */
-  #enter(parent: DirectoryHandle, name: string, walk: Walk): DirectoryHandle | string {
+  /**
+   * Opens directory `name` of `parent`, or returns the target of the link it is; `undefined`
+   * when it is missing and the walk stops there.
+   */
+  #enter(parent: DirectoryHandle, name: string, walk: Walk): DirectoryHandle | string | undefined {
     for (;;) {
       try {
         return parent.openChild(name);
@@ -176,6 +201,7 @@ export class PathWalker {
           createDirectory(parent, name, walk);
           continue;
         }
+        if (code === 'ENOENT' && walk.stopAtMissing) return undefined;
         if (code !== 'ELOOP' && code !== 'ENOTDIR') throw translateWalkError(error, walk);
         const target = parent.readLink(name);
         if (target === undefined) {

@@ -24,14 +24,66 @@ export const agentServerOptionsSchema = z.object({
   sessionApiKeys: z.array(z.string().min(1)).default([]),
   /** Where bash event history is persisted; unset keeps it in memory only. */
   stateDir: z.string().min(1).optional(),
-  /** Reject file, git and cwd paths that resolve (symlinks included) outside `workingDir`. */
+  /**
+   * Reject file, git and cwd paths that lead (through `..` or symbolic links, checked race-free)
+   * outside `workingDir`, files with more than one hard link, and repositories whose git
+   * directory lies outside.
+   */
   confineToWorkingDir: z.boolean().default(false),
+  /**
+   * Run commands and git in a bubblewrap sandbox that sees only `workingDir` (read-write), the
+   * system (read-only) and nothing else of the machine; implies `confineToWorkingDir`. Linux only.
+   */
+  sandbox: z
+    .union([
+      z.literal(false),
+      z.object({
+        /** Network access of commands. Default true. */
+        network: z.boolean().default(true),
+        /** More host paths commands see read-only. */
+        readOnlyPaths: z.array(z.string().min(1)).default([]),
+        /** More host paths commands see read-write. */
+        writablePaths: z.array(z.string().min(1)).default([]),
+      }),
+    ])
+    .default(false),
   /** Largest accepted upload in bytes; larger ones get 413. Default 1 GiB. */
   maxUploadBytes: z
     .number()
     .int()
     .positive()
     .default(1024 ** 3),
+  /** Most open client connections; more are closed at once. Default 1000. */
+  maxConnections: z.number().int().positive().default(1000),
+  /** Most commands running at once; more get 429 with `Retry-After`. Default 200. */
+  maxConcurrentCommands: z.number().int().positive().default(200),
+  /** Longest a whole request (headers and body) may take to arrive, in seconds. Default 600. */
+  requestTimeoutSeconds: z.number().positive().default(600),
+  /** Longest a request body may stall (no byte received), in seconds; then 408. Default 30. */
+  bodyIdleTimeoutSeconds: z.number().positive().default(30),
+  /**
+   * Slowest average rate a request body may arrive at, judged once `bodyIdleTimeoutSeconds`
+   * have passed, in bytes per second; slower bodies get 408. Default 1024.
+   */
+  minBodyBytesPerSecond: z.number().nonnegative().default(1024),
+  /**
+   * How long a command runs on once nobody follows it (its `execute_bash_command` client or
+   * exec connection went away and none attached), in seconds; detached commands are exempt.
+   * Default 60.
+   */
+  orphanedCommandGraceSeconds: z.number().nonnegative().default(60),
+  /** Upper bound on one command's retained event bytes; its oldest outputs go first. Default 16 MiB. */
+  maxCommandHistoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 ** 2),
+  /**
+   * Where the server journals what it owns (temporary files; its instance, to find its processes)
+   * so that the next start cleans up after a crash. Default `$XDG_RUNTIME_DIR/agent-server` or
+   * `<tmp>/agent-server-<uid>`, created with mode 0700.
+   */
+  runtimeDir: z.string().min(1).optional(),
   /** Bash events older than this are dropped. Default one day. */
   bashEventRetentionSeconds: z
     .number()
@@ -58,10 +110,17 @@ export type ResolvedAgentServerOptions = z.output<typeof agentServerOptionsSchem
   workingDir: string;
 };
 
-/** Applies defaults and validates; throws a `ZodError` naming the bad field. */
+/**
+ * Applies defaults and validates; throws a `ZodError` naming the bad field. A sandbox turns
+ * confinement on.
+ */
 export function resolveAgentServerOptions(
   options: AgentServerOptions = {},
 ): ResolvedAgentServerOptions {
   const parsed = agentServerOptionsSchema.parse(options);
-  return { ...parsed, workingDir: path.resolve(parsed.workingDir ?? process.cwd()) };
+  return {
+    ...parsed,
+    workingDir: path.resolve(parsed.workingDir ?? process.cwd()),
+    confineToWorkingDir: parsed.confineToWorkingDir || parsed.sandbox !== false,
+  };
 }

@@ -1,5 +1,10 @@
 import { stat } from 'node:fs/promises';
-import { invalidArgument } from '@agent-workspace/core';
+import {
+  BubblewrapSandbox,
+  type CommandSandbox,
+  invalidArgument,
+  PathWalker,
+} from '@agent-workspace/core';
 import type { FastifyInstance } from 'fastify';
 import {
   type AgentServerOptions,
@@ -10,7 +15,7 @@ import { buildApp } from './app/build-app.js';
 import type { ServerContext } from './app/server-context.js';
 import { createSessionKeyChecker } from './app/session-auth.js';
 import { BashEventService } from './bash/bash-event-service.js';
-import { resolveClientPath } from './files/resolve-client-path.js';
+import { InstanceRegistry, type SweepReport } from './runtime/instance-registry.js';
 
 /** A running agent-server. */
 export interface AgentServer extends AsyncDisposable {
@@ -22,16 +27,22 @@ export interface AgentServer extends AsyncDisposable {
   readonly options: ResolvedAgentServerOptions;
   /** The underlying Fastify instance (for `inject` in tests and extra routes). */
   readonly app: FastifyInstance;
+  /** What the start-up sweep cleaned up after servers that died without closing. */
+  readonly sweep: SweepReport;
   /**
-   * Stops accepting connections, ends running commands cleanly and flushes state. Idempotent.
+   * Stops accepting connections, aborts uploads (removing their temporary files), ends running
+   * commands and the processes they left, flushes state. Idempotent.
    */
   close(): Promise<void>;
 }
 
 /**
- * Starts an OpenHands-compatible agent-server and resolves once it listens. Rejects with a
- * `ZodError` naming a bad option, a `WorkspaceError` (`INVALID_ARGUMENT`) when `workingDir` is
- * not an existing directory, or the listen error (e.g. `EADDRINUSE`).
+ * Starts an OpenHands-compatible agent-server and resolves once it listens. First it sweeps what
+ * servers killed without closing left behind (their processes and temporary upload files; see
+ * `InstanceRegistry`). Rejects with a `ZodError` naming a bad option, a `WorkspaceError`
+ * (`INVALID_ARGUMENT`) when `workingDir` is not an existing directory or `runtimeDir` is not
+ * private, `NOT_SUPPORTED` / `SPAWN_ERROR` when the sandbox cannot start, or the listen error
+ * (e.g. `EADDRINUSE`).
  *
  * @example
  * ```ts
@@ -44,60 +55,93 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
   if (!(await stat(resolved.workingDir).catch(() => undefined))?.isDirectory()) {
     throw invalidArgument('workingDir', `must be an existing directory: ${resolved.workingDir}`);
   }
-  let lastActivityAt = Date.now();
-  const bash = new BashEventService({
-    workingDir: resolved.workingDir,
-    stateDir: resolved.stateDir,
-    retentionSeconds: resolved.bashEventRetentionSeconds,
-    maxBytes: resolved.bashEventMaxBytes,
-  });
-  const context: ServerContext = {
-    options: resolved,
-    bash,
-    authRequired: resolved.sessionApiKeys.length > 0,
-    checkSessionKey: createSessionKeyChecker(resolved.sessionApiKeys),
-    startedAt: Date.now(),
-    touch: () => {
-      lastActivityAt = Date.now();
-    },
-    lastActivityAt: () => lastActivityAt,
-    resolvePath: (input, field) =>
-      resolveClientPath({
-        input,
-        field,
-        workingDir: resolved.workingDir,
-        confine: resolved.confineToWorkingDir,
-      }),
+  const { registry: runtime, sweep } = await InstanceRegistry.open(resolved.runtimeDir);
+  const cleanups: (() => Promise<unknown> | unknown)[] = [() => runtime.close()];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
-  await bash.start();
-  let app: FastifyInstance | undefined;
   try {
-    app = await buildApp(context);
+    const paths = PathWalker.open({
+      workingDir: resolved.workingDir,
+      confine: resolved.confineToWorkingDir,
+    });
+    cleanups.push(() => paths.close());
+    let sandbox: CommandSandbox | undefined;
+    if (resolved.sandbox !== false) {
+      sandbox = await BubblewrapSandbox.start({
+        workingDir: resolved.workingDir,
+        ...resolved.sandbox,
+      });
+      cleanups.push(() => sandbox?.close());
+    }
+    const bash = new BashEventService({
+      paths,
+      sandbox,
+      environment: runtime.environment,
+      stateDir: resolved.stateDir,
+      retentionSeconds: resolved.bashEventRetentionSeconds,
+      maxBytes: resolved.bashEventMaxBytes,
+      maxCommandBytes: resolved.maxCommandHistoryBytes,
+      maxConcurrentCommands: resolved.maxConcurrentCommands,
+      orphanGraceMs: resolved.orphanedCommandGraceSeconds * 1000,
+    });
+    await bash.start();
+    cleanups.push(() => bash.close());
+    const shutdown = new AbortController();
+    const inFlight = new Set<Promise<unknown>>();
+    let lastActivityAt = Date.now();
+    const context: ServerContext = {
+      options: resolved,
+      bash,
+      paths,
+      sandbox,
+      runtime,
+      shutdownSignal: shutdown.signal,
+      track: (work) => {
+        const settled = work.then(
+          () => {},
+          () => {},
+        );
+        inFlight.add(settled);
+        void settled.then(() => inFlight.delete(settled));
+        return work;
+      },
+      authRequired: resolved.sessionApiKeys.length > 0,
+      checkSessionKey: createSessionKeyChecker(resolved.sessionApiKeys),
+      startedAt: Date.now(),
+      touch: () => {
+        lastActivityAt = Date.now();
+      },
+      lastActivityAt: () => lastActivityAt,
+    };
+    const app = await buildApp(context);
+    cleanups.push(async () => {
+      shutdown.abort();
+      await Promise.all(inFlight);
+      await app.close();
+    });
     await app.listen({ host: resolved.host, port: resolved.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : resolved.port;
+    const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+    // A wildcard address is reached through loopback.
+    const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= cleanUp();
+      return closing;
+    };
+    return {
+      url: `http://${reachable}:${port}`,
+      port,
+      options: resolved,
+      app,
+      sweep,
+      close,
+      [Symbol.asyncDispose]: close,
+    };
   } catch (error) {
-    await app?.close();
-    await bash.close();
+    await cleanUp();
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : resolved.port;
-  const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
-  // A wildcard address is reached through loopback.
-  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      await app.close();
-      await bash.close();
-    })();
-    return closing;
-  };
-  return {
-    url: `http://${reachable}:${port}`,
-    port,
-    options: resolved,
-    app,
-    close,
-    [Symbol.asyncDispose]: close,
-  };
 }

@@ -21,6 +21,7 @@ import { isAllowedOrigin } from './is-allowed-origin.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_API_KEY_HEADER } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
+import { watchRequestBody } from './watch-request-body.js';
 import { zodValidatorCompiler } from './zod-validator-compiler.js';
 
 /**
@@ -32,6 +33,18 @@ function isApiRequest(request: FastifyRequest): boolean {
   return request.url.startsWith('/api/') || !!request.routeOptions.url?.startsWith('/api/');
 }
 
+/** Largest JSON request body: a command (128 KiB) and its environment (256 KiB) fit easily. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/** Largest websocket frame a client may send (stdin data, commands). */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+/** Most parts (files and fields) one multipart body may hold. */
+const MAX_MULTIPART_PARTS = 100;
+
+/** Longest the request line and headers may take to arrive. */
+const HEADERS_TIMEOUT_MS = 30_000;
+
 /** Builds the Fastify app with every plugin and route; the caller listens. */
 export async function buildApp(context: ServerContext): Promise<FastifyInstance> {
   const { options } = context;
@@ -40,10 +53,13 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     logController: new LogController({
       disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
     }),
-    bodyLimit: 10 * 1024 * 1024,
+    bodyLimit: MAX_JSON_BODY_BYTES,
+    requestTimeout: options.requestTimeoutSeconds * 1000,
     forceCloseConnections: true,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+  app.server.maxConnections = options.maxConnections;
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutSeconds * 1000);
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -60,8 +76,16 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
       );
     },
   });
-  await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024 } });
-  await app.register(multipart, { limits: { fileSize: options.maxUploadBytes } });
+  await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
+  await app.register(multipart, {
+    limits: {
+      fileSize: options.maxUploadBytes,
+      parts: MAX_MULTIPART_PARTS,
+      fields: MAX_MULTIPART_PARTS,
+      fieldSize: 64 * 1024,
+      headerPairs: 100,
+    },
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: 'agent-workspace agent-server', version: VERSION },
@@ -78,6 +102,13 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   const baseDir = swaggerUiBaseDir();
   await app.register(swaggerUi, { routePrefix: '/docs', ...(baseDir ? { baseDir } : {}) });
 
+  const bodyLimits = {
+    idleMs: options.bodyIdleTimeoutSeconds * 1000,
+    minBytesPerSecond: options.minBodyBytesPerSecond,
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    watchRequestBody(request, reply, bodyLimits);
+  });
   app.addHook('onRequest', async (request, reply) => {
     if (!context.authRequired || request.method === 'OPTIONS' || !isApiRequest(request)) return;
     if (!context.checkSessionKey(request.headers[SESSION_API_KEY_HEADER])) {

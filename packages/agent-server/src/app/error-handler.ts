@@ -14,7 +14,9 @@ const LOCATIONS = {
 /**
  * Maps every failure to the OpenHands error envelope: `HttpError` → its status and `detail`,
  * schema failures → 422 with FastAPI-style issues, malformed JSON → 422 `json_invalid`,
- * framework 4xx → `{"detail": message}`, anything else → 500 with an `error_id` that is logged.
+ * framework 4xx → `{"detail": message}`, a machine out of descriptors or memory → 503 with
+ * `Retry-After`, out of disk → 507, anything else → 500 with an `error_id` that is logged (a
+ * system error's paths are left out of the body).
  */
 export function errorHandler(
   error: FastifyError | Error,
@@ -51,7 +53,31 @@ export function errorHandler(
   if (status >= 400 && status < 500) {
     return reply.status(status).send({ detail: error.message });
   }
+  const system = SYSTEM_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
+  if (system) {
+    if (system.status === 503) reply.header('retry-after', '1');
+    return reply.status(system.status).send({ detail: system.detail });
+  }
   const errorId = randomBytes(16).toString('hex');
   request.log.error({ err: error, errorId }, 'unhandled error');
-  return reply.status(500).send(internalServerErrorBody(error.message, errorId));
+  return reply.status(500).send(internalServerErrorBody(publicMessage(error), errorId));
+}
+
+/** System errors that are no bug: the machine is out of something, or refuses on purpose. */
+const SYSTEM_ERRORS: Record<string, { status: number; detail: string }> = {
+  EMFILE: { status: 503, detail: 'Too many open files on the server; retry later' },
+  ENFILE: { status: 503, detail: 'Too many open files on the server; retry later' },
+  EAGAIN: { status: 503, detail: 'The server is out of resources; retry later' },
+  ENOMEM: { status: 503, detail: 'The server is out of memory; retry later' },
+  ENOSPC: { status: 507, detail: 'No space left on the server' },
+  EDQUOT: { status: 507, detail: 'Disk quota exceeded on the server' },
+  EROFS: { status: 403, detail: 'Read-only file system' },
+};
+
+/** A 500's message without the server paths a system error names (`EIO: ..., open '/x'`). */
+function publicMessage(error: Error): string {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string'
+    ? `${code} (${syscall})`
+    : error.message;
 }

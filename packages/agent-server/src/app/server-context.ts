@@ -1,10 +1,25 @@
+import type { CommandSandbox, PathWalker } from '@agent-workspace/core';
 import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import type { BashEventService } from '../bash/bash-event-service.js';
+import type { InstanceRegistry } from '../runtime/instance-registry.js';
 
 /** What every route and socket of the server shares. */
 export interface ServerContext {
   options: ResolvedAgentServerOptions;
   bash: BashEventService;
+  /**
+   * Resolves client paths (relative ones against `workingDir`) race-free, from open directories;
+   * with `confineToWorkingDir`, nothing outside it is reached (see `PathWalker`).
+   */
+  paths: PathWalker;
+  /** The command sandbox commands and git run in, when the server has one. */
+  sandbox: CommandSandbox | undefined;
+  /** Journal of what the server owns (temporary upload files), for the next start's sweep. */
+  runtime: InstanceRegistry;
+  /** Aborted when the server starts closing: in-flight uploads stop and clean up. */
+  shutdownSignal: AbortSignal;
+  /** Keeps `work` (an upload) in the set that `close()` waits for. */
+  track<T>(work: Promise<T>): Promise<T>;
   /** True when a session key is required. */
   authRequired: boolean;
   /** Constant-time check of a session API key. */
@@ -15,9 +30,4 @@ export interface ServerContext {
   touch: () => void;
   /** `Date.now()` of the last activity. */
   lastActivityAt: () => number;
-  /**
-   * Resolves a client path: relative paths against `workingDir`; with `confineToWorkingDir`,
-   * throws an `HttpError` 403 naming `field` when it resolves (symlinks included) outside.
-   */
-  resolvePath: (input: string, field: string) => Promise<string>;
 }

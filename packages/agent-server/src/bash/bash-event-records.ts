@@ -16,6 +16,8 @@ export interface StoredBashEvent {
   readonly event: StoredEventWire;
   /** Size of its log line, which is what `maxBytes` bounds. */
   readonly bytes: number;
+  /** True for the output that stands for a command's dropped oldest outputs. */
+  readonly marker?: boolean;
 }
 
 /** Everything kept about one command. */
@@ -33,6 +35,8 @@ export interface CommandRecord {
   exit: CommandExit | undefined;
   /** Bytes of the kept events. */
   bytes: number;
+  /** Output bytes (stdout and stderr text, UTF-8) dropped by the per-command bound. */
+  droppedOutputBytes: number;
 }
 
 /** A stored event plus its log line. */
@@ -40,6 +44,8 @@ export interface AppendedBashEvent {
   stored: StoredBashEvent;
   /** JSONL line (without newline) to persist. */
   line: string;
+  /** Line of the marker that replaced this command's oldest outputs, when some were dropped. */
+  markerLine?: string | undefined;
 }
 
 /** `seq` of the newest kept event of `record` (0 when none is kept). */

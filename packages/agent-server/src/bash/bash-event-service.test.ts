@@ -1,12 +1,15 @@
 import { appendFile, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WorkspaceError } from '@agent-workspace/core';
+import { PathWalker, WorkspaceError } from '@agent-workspace/core';
+import { rejectionOf } from '@agent-workspace/core/testing';
+import { MAX_COMMAND_BYTES } from '@agent-workspace/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../test-support/eventually.js';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import type { BashCommandRequest } from './bash-command-types.js';
 import { BASH_EVENT_LOG_FILE } from './bash-event-log.js';
-import { BashEventService } from './bash-event-service.js';
+import { BashEventService, type BashEventServiceOptions } from './bash-event-service.js';
 
 type Json = Record<string, unknown>;
 
@@ -193,23 +196,35 @@ describe('retention', () => {
 
 describe('BashEventService', () => {
   let workingDir: string;
+  let paths: PathWalker;
   beforeEach(async () => {
     workingDir = await realpath(await mkdtemp(path.join(tmpdir(), 'bash-service-')));
+    paths = PathWalker.open({ workingDir, confine: false });
   });
   afterEach(async () => {
+    paths.close();
     await rm(workingDir, { recursive: true, force: true });
   });
 
-  function service(): BashEventService {
-    return new BashEventService({ workingDir, retentionSeconds: 3600, maxBytes: 1024 * 1024 });
+  function service(options: Partial<BashEventServiceOptions> = {}): BashEventService {
+    return new BashEventService({
+      paths,
+      retentionSeconds: 3600,
+      maxBytes: 1024 * 1024,
+      maxCommandBytes: 1024 * 1024,
+      maxConcurrentCommands: 100,
+      orphanGraceMs: 60_000,
+      ...options,
+    });
   }
 
   it('close() kills commands that ignore SIGTERM, records their end and is idempotent', async () => {
     const bash = service();
     await bash.start();
-    const started = bash.startCommand({
+    const started = await bash.startCommand({
       command: "trap '' TERM; echo ready; sleep 30",
       timeoutSeconds: 60,
+      detached: true,
     });
     await eventually(async () =>
       bash.commandRecord(started.event.id)?.outputs.length ? true : undefined,
@@ -220,53 +235,80 @@ describe('BashEventService', () => {
     const { final } = await started.completion;
     expect(final.exit_code).toBe(137);
     expect(bash.commandRecord(started.event.id)?.exit).toMatchObject({ exitCode: 137 });
-    expect(() => bash.startCommand({ command: 'true', timeoutSeconds: 1 })).toThrowError(
-      expect.objectContaining({ code: 'WORKSPACE_CLOSED' }),
-    );
+    await expect(
+      bash.startCommand({ command: 'true', timeoutSeconds: 1, detached: true }),
+    ).rejects.toMatchObject({ code: 'WORKSPACE_CLOSED' });
   });
 
-  it('records a spawn failure as a stderr event and exit -1', async () => {
-    const bash = service();
+  it('refuses bad input, a missing cwd and too many commands without recording anything', async () => {
+    const bash = service({ maxConcurrentCommands: 2 });
     await bash.start();
     try {
-      // One argument over the kernel's 128 KiB limit: bash cannot be executed (E2BIG).
-      const started = bash.startCommand({
-        command: `echo ${'x'.repeat(200_000)}`,
-        timeoutSeconds: 5,
-        captureOutput: true,
-      });
-      expect(started.pid).toBeUndefined();
-      const { final, result } = await started.completion;
-      expect(result).toMatchObject({ exitCode: -1, stdout: '', timeoutOccurred: false });
-      expect(result.stderr).toMatch(/^Error executing command: .*E2BIG/);
-      const outputs = bash.commandRecord(started.event.id)?.outputs.map((stored) => stored.event);
-      expect(outputs).toEqual([
-        expect.objectContaining({ order: 0, stdout: null, stderr: result.stderr, exit_code: null }),
-        { ...final, order: 1, exit_code: -1, stdout: null, stderr: null },
-      ]);
+      const attempt = (request: Partial<BashCommandRequest>) =>
+        rejectionOf(
+          bash.startCommand({ command: 'true', timeoutSeconds: 5, detached: true, ...request }),
+        );
+      const badEnv = await attempt({ env: { 'A=B': 'x' } });
+      expect(WorkspaceError.isInstance(badEnv, 'INVALID_ARGUMENT')).toBe(true);
+      expect((badEnv as WorkspaceError).details).toEqual({ field: 'env.A=B' });
+      const long = await attempt({ command: 'x'.repeat(MAX_COMMAND_BYTES + 1) });
+      expect((long as WorkspaceError).details).toEqual({ field: 'command' });
+      const badCwd = await attempt({ cwd: `${workingDir}/nope` });
+      expect(WorkspaceError.isInstance(badCwd, 'NOT_FOUND')).toBe(true);
+      expect((badCwd as WorkspaceError).details).toMatchObject({ field: 'cwd' });
+      expect(bash.lastSeq).toBe(0);
+      const running = await Promise.all(
+        [1, 2].map(() =>
+          bash.startCommand({ command: 'sleep 30', timeoutSeconds: 60, detached: true }),
+        ),
+      );
+      const busy = await attempt({});
+      expect(WorkspaceError.isInstance(busy, 'RESOURCE_EXHAUSTED')).toBe(true);
+      for (const started of running) bash.running(started.event.id)?.handle.signal('SIGKILL');
+      await Promise.all(running.map((started) => started.completion));
+      expect(
+        (await bash.startCommand({ command: 'true', timeoutSeconds: 5, detached: true })).pid,
+      ).toBeGreaterThan(0);
     } finally {
       await bash.close();
     }
   });
 
-  it('refuses invalid env names and a missing cwd without recording anything', async () => {
-    const bash = service();
+  it('ends a command once its last follower left and the grace passed, unless detached', async () => {
+    const bash = service({ orphanGraceMs: 200 });
     await bash.start();
     try {
-      const attempt = (request: Parameters<BashEventService['startCommand']>[0]): unknown => {
-        try {
-          bash.startCommand(request);
-        } catch (error) {
-          return error;
-        }
-        return undefined;
-      };
-      const badEnv = attempt({ command: 'true', timeoutSeconds: 5, env: { 'A=B': 'x' } });
-      expect(WorkspaceError.isInstance(badEnv, 'INVALID_ARGUMENT')).toBe(true);
-      expect((badEnv as WorkspaceError).details).toEqual({ field: 'env.A=B' });
-      const badCwd = attempt({ command: 'true', timeoutSeconds: 5, cwd: `${workingDir}/nope` });
-      expect(WorkspaceError.isInstance(badCwd, 'INVALID_CWD')).toBe(true);
-      expect(bash.lastSeq).toBe(0);
+      const held = await bash.startCommand({
+        command: 'sleep 30',
+        timeoutSeconds: 60,
+        detached: false,
+      });
+      const detached = await bash.startCommand({
+        command: 'sleep 30',
+        timeoutSeconds: 60,
+        detached: true,
+      });
+      const reattached = await bash.startCommand({
+        command: 'sleep 30',
+        timeoutSeconds: 60,
+        detached: false,
+      });
+      const follower = bash.follow(reattached.event.id);
+      held.release();
+      reattached.release();
+      const { final, result } = await held.completion;
+      expect(final.exit_code).toBe(143);
+      expect(result.timeoutOccurred).toBe(false);
+      const notes = bash.commandRecord(held.event.id)?.outputs.map((stored) => stored.event);
+      expect(notes).toContainEqual(
+        expect.objectContaining({ stderr: expect.stringContaining('its client went away') }),
+      );
+      // Both others outlived the grace: one is detached, one has a follower.
+      expect(bash.running(detached.event.id)).toBeDefined();
+      expect(bash.running(reattached.event.id)).toBeDefined();
+      follower();
+      expect((await reattached.completion).final.exit_code).toBe(143);
+      expect(bash.running(detached.event.id)).toBeDefined();
     } finally {
       await bash.close();
     }
@@ -274,12 +316,7 @@ describe('BashEventService', () => {
 
   it('keeps publishing to other listeners when one throws', async () => {
     const errors: unknown[] = [];
-    const bash = new BashEventService({
-      workingDir,
-      retentionSeconds: 3600,
-      maxBytes: 1024 * 1024,
-      onError: (error) => errors.push(error),
-    });
+    const bash = service({ onError: (error) => errors.push(error) });
     await bash.start();
     const seen: string[] = [];
     bash.subscribe(() => {
@@ -287,12 +324,17 @@ describe('BashEventService', () => {
     });
     const unsubscribe = bash.subscribe((stored) => seen.push(stored.event.kind));
     try {
-      const { completion } = bash.startCommand({ command: 'echo hi', timeoutSeconds: 5 });
+      const { completion } = await bash.startCommand({
+        command: 'echo hi',
+        timeoutSeconds: 5,
+        detached: true,
+      });
       await completion;
       expect(seen).toEqual(['BashCommand', 'BashOutput', 'BashOutput']);
       expect(errors).toHaveLength(3);
       unsubscribe();
-      await bash.startCommand({ command: 'true', timeoutSeconds: 5 }).completion;
+      await (await bash.startCommand({ command: 'true', timeoutSeconds: 5, detached: true }))
+        .completion;
       expect(seen).toHaveLength(3);
     } finally {
       await bash.close();

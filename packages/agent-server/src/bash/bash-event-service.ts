@@ -1,9 +1,8 @@
 import {
   type CommandResult,
+  type CommandSandbox,
   DEFAULT_MAX_OUTPUT_BYTES,
-  invalidArgument,
-  type LocalCommandHandle,
-  startLocalCommand,
+  type PathWalker,
   WorkspaceError,
 } from '@agent-workspace/core';
 import type {
@@ -11,10 +10,20 @@ import type {
   BashEventSearchQuery,
   BashOutputWire,
 } from '@agent-workspace/protocol';
+import type {
+  BashCommandCompletion,
+  BashCommandRequest,
+  BashEventListener,
+  BashEventSearchResult,
+  RunningBashCommand,
+  StartedBashCommand,
+} from './bash-command-types.js';
 import { BashEventLog } from './bash-event-log.js';
 import type { AppendedBashEvent, CommandRecord, StoredBashEvent } from './bash-event-records.js';
 import { BashEventStore } from './bash-event-store.js';
 import { commandEnvironment } from './command-environment.js';
+import { CommandHolds } from './command-holds.js';
+import { launchBashCommand } from './launch-bash-command.js';
 import { OutputCoalescer } from './output-coalescer.js';
 import type { StoredEventWire } from './persisted-bash-event.js';
 
@@ -26,68 +35,27 @@ const COMPACTION_SLACK_BYTES = 1024 * 1024;
 
 /** Options of {@link BashEventService}. */
 export interface BashEventServiceOptions {
-  /** Default cwd of commands. */
-  workingDir: string;
+  /** Resolves cwds; its working directory is the default cwd. */
+  paths: PathWalker;
+  /** Runs commands in this sandbox when set. */
+  sandbox?: CommandSandbox | undefined;
+  /** Variables every command gets on top of the server's environment. */
+  environment?: Record<string, string> | undefined;
   /** Where history is persisted; unset keeps it in memory. */
   stateDir?: string | undefined;
   /** Events older than this are dropped (checked periodically). */
   retentionSeconds: number;
   /** Bound on the size of kept events (as logged); the oldest finished commands go first. */
   maxBytes: number;
+  /** Bound on the size of one command's kept events; its oldest outputs give way to a marker. */
+  maxCommandBytes: number;
+  /** Most commands running at once; more are refused with `RESOURCE_EXHAUSTED`. */
+  maxConcurrentCommands: number;
+  /** How long a command that is not detached runs on once its last follower left. */
+  orphanGraceMs: number;
   /** Receives persistence failures and warnings; default: a process warning. */
   onError?: ((error: unknown) => void) | undefined;
 }
-
-/** A command to run. */
-export interface BashCommandRequest {
-  command: string;
-  /** Absolute working directory; default `workingDir`. */
-  cwd?: string | undefined;
-  /** Seconds before the process tree is killed; fractions allowed. */
-  timeoutSeconds: number;
-  /** Variables merged over the server's environment (which never includes session keys). */
-  env?: Record<string, string> | undefined;
-  /** Keep stdin open for {@link RunningBashCommand.handle} writes; otherwise it reads EOF. */
-  stdin?: boolean | undefined;
-  /** Keep the whole output (each stream capped at 10 MiB, tail kept) for `completion`. */
-  captureOutput?: boolean | undefined;
-}
-
-/** How a command ended. */
-export interface BashCommandCompletion {
-  /** Its final `BashOutput` (exit code set, no output). */
-  final: BashOutputWire;
-  /** Exit details; `stdout`/`stderr` hold the whole output only with `captureOutput`. */
-  result: CommandResult;
-}
-
-/** A command that was started. */
-export interface StartedBashCommand {
-  event: BashCommandWire;
-  pid: number | undefined;
-  /** Resolves after the final event was recorded; never rejects. */
-  completion: Promise<BashCommandCompletion>;
-}
-
-/** Control over a running command. */
-export interface RunningBashCommand {
-  handle: LocalCommandHandle;
-  /** True when it was started with `stdin`. */
-  stdin: boolean;
-  completion: Promise<BashCommandCompletion>;
-}
-
-/** Paged search result of {@link BashEventService.search}. */
-export interface BashEventSearchResult {
-  items: StoredEventWire[];
-  nextPageId: string | null;
-}
-
-/** A listener of new events. */
-export type BashEventListener = (event: StoredBashEvent) => void;
-
-/** Valid environment variable name: no `=` and no NUL, not empty. */
-const ENV_NAME = /^[^=\0]+$/;
 
 /**
  * Runs bash commands and keeps their events (the OpenHands bash service, fixed).
@@ -105,13 +73,21 @@ export class BashEventService {
   readonly #running = new Map<string, RunningBashCommand>();
   readonly #listeners = new Set<BashEventListener>();
   readonly #onError: (error: unknown) => void;
+  readonly #holds: CommandHolds;
+  #starting = 0;
   #log: BashEventLog | undefined;
   #purgeTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: BashEventServiceOptions) {
     this.options = options;
-    this.#store = new BashEventStore({ maxBytes: options.maxBytes });
+    this.#store = new BashEventStore({
+      maxBytes: options.maxBytes,
+      maxCommandBytes: options.maxCommandBytes,
+    });
+    this.#holds = new CommandHolds(options.orphanGraceMs, (commandId) =>
+      this.#endOrphan(commandId),
+    );
     this.#onError =
       options.onError ??
       ((error) => process.emitWarning(`bash event service: ${errorMessage(error)}`));
@@ -146,20 +122,22 @@ export class BashEventService {
   }
 
   /**
-   * Starts a command and records its `BashCommand` event.
-   * @throws WorkspaceError `INVALID_CWD` (nothing recorded), `INVALID_ARGUMENT` (a field named
-   * in `details.field`), `WORKSPACE_CLOSED` after `close()`.
+   * Starts a command and records its `BashCommand` event; nothing is recorded when it cannot
+   * start.
+   * @throws WorkspaceError: a path error naming `cwd` (`NOT_FOUND`, `INVALID_ARGUMENT`,
+   * `FORBIDDEN`); `INVALID_ARGUMENT` naming the field (`details.field`); `RESOURCE_EXHAUSTED` at
+   * `maxConcurrentCommands`; `SPAWN_ERROR` (`details.errno`) when the shell cannot be started;
+   * `WORKSPACE_CLOSED` after `close()`.
    */
-  startCommand(request: BashCommandRequest): StartedBashCommand {
-    if (this.#closing) {
+  async startCommand(request: BashCommandRequest): Promise<StartedBashCommand> {
+    this.#assertOpen();
+    const { maxConcurrentCommands } = this.options;
+    if (this.#running.size + this.#starting >= maxConcurrentCommands) {
       throw new WorkspaceError({
-        code: 'WORKSPACE_CLOSED',
-        message: 'Bash event service is not available',
+        code: 'RESOURCE_EXHAUSTED',
+        message: `too many commands are running (limit ${maxConcurrentCommands}); retry later`,
+        details: { limit: maxConcurrentCommands },
       });
-    }
-    for (const name of Object.keys(request.env ?? {})) {
-      if (!ENV_NAME.test(name))
-        throw invalidArgument(`env.${name}`, 'is not a valid variable name');
     }
     let commandId = '';
     const coalescer = new OutputCoalescer((stream, text) => {
@@ -170,21 +148,30 @@ export class BashEventService {
         ),
       );
     });
-    const handle = startLocalCommand({
-      command: request.command,
-      cwd: request.cwd ?? this.options.workingDir,
-      timeoutMs: request.timeoutSeconds * 1000,
-      env: commandEnvironment(request.env),
-      extendEnv: false,
-      stdin: request.stdin ? 'pipe' : 'ignore',
-      maxOutputBytes: request.captureOutput ? DEFAULT_MAX_OUTPUT_BYTES : 0,
-      onStdout: (chunk) => coalescer.write('stdout', chunk),
-      onStderr: (chunk) => coalescer.write('stderr', chunk),
-    });
+    this.#starting++;
+    let launched: Awaited<ReturnType<typeof launchBashCommand>>;
+    try {
+      launched = await launchBashCommand({
+        paths: this.options.paths,
+        sandbox: this.options.sandbox,
+        command: request.command,
+        cwd: request.cwd,
+        timeoutMs: request.timeoutSeconds * 1000,
+        env: commandEnvironment({ ...request.env, ...this.options.environment }),
+        extendEnv: false,
+        stdin: request.stdin ? 'pipe' : 'ignore',
+        maxOutputBytes: request.captureOutput ? DEFAULT_MAX_OUTPUT_BYTES : 0,
+        onStdout: (chunk) => coalescer.write('stdout', chunk),
+        onStderr: (chunk) => coalescer.write('stderr', chunk),
+      });
+    } finally {
+      this.#starting--;
+    }
+    const { handle } = launched;
     const { stored } = this.#add(
       this.#store.addCommand({
         command: request.command,
-        cwd: request.cwd ?? null,
+        cwd: request.cwd == null ? null : launched.cwd,
         timeout: request.timeoutSeconds,
       }),
     );
@@ -201,6 +188,7 @@ export class BashEventService {
         ),
       ).stored.event as BashOutputWire;
       this.#running.delete(commandId);
+      this.#holds.finished(commandId);
       return { final, result };
     };
     const completion = handle.result.then(finish, (error: unknown) => {
@@ -217,7 +205,16 @@ export class BashEventService {
       });
     });
     this.#running.set(commandId, { handle, stdin: request.stdin === true, completion });
-    return { event, pid: handle.pid, completion };
+    const release = this.#holds.started(commandId, request.detached) ?? (() => {});
+    return { event, pid: handle.pid, completion, release };
+  }
+
+  /**
+   * Adds a follower (an exec connection attached to the command); returns its release. A
+   * command that is not detached is ended `orphanGraceMs` after its last follower's release.
+   */
+  follow(commandId: string): () => void {
+    return this.#holds.hold(commandId);
   }
 
   /** The running command with this id. */
@@ -298,11 +295,37 @@ export class BashEventService {
     this.#listeners.clear();
   }
 
+  #assertOpen(): void {
+    if (this.#closing) {
+      throw new WorkspaceError({
+        code: 'WORKSPACE_CLOSED',
+        message: 'Bash event service is not available',
+      });
+    }
+  }
+
+  /** Ends a command nobody follows any more: SIGTERM, then SIGKILL after the close grace. */
+  #endOrphan(commandId: string): void {
+    const running = this.#running.get(commandId);
+    if (!running) return;
+    const seconds = this.options.orphanGraceMs / 1000;
+    this.#add(
+      this.#store.addOutput(commandId, {
+        stdout: null,
+        stderr: `agent-server: ending the command: its client went away ${seconds} s ago and nobody attached\n`,
+      }),
+    );
+    running.handle.signal('SIGTERM');
+    const kill = setTimeout(() => running.handle.signal('SIGKILL'), CLOSE_GRACE_MS);
+    void running.completion.then(() => clearTimeout(kill));
+  }
+
   /** Persists and publishes a new event. */
   #add(appended: AppendedBashEvent): AppendedBashEvent {
     const log = this.#log;
     if (log) {
       log.append(appended.line);
+      if (appended.markerLine !== undefined) log.append(appended.markerLine);
       if (log.fileBytes > 2 * this.#store.bytes + COMPACTION_SLACK_BYTES) {
         log.rewrite(this.#store.lines(), this.#store.bytes);
       }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredBashEvent } from './bash-event-records.js';
 import { BashEventStore } from './bash-event-store.js';
 import { persistedBashEventSchema } from './persisted-bash-event.js';
+import { MAX_PAGE_BYTES } from './search-bash-events.js';
 
 const EXIT = { exitCode: 0, timeoutOccurred: false, durationMs: 5 };
 
@@ -26,7 +27,7 @@ function orders(items: StoredBashEvent[]): (number | undefined)[] {
 
 describe('BashEventStore', () => {
   it('numbers outputs from 0 with one counter and keeps time order', () => {
-    const store = new BashEventStore({ maxBytes: 1e9 });
+    const store = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     const id = store.addCommand({ command: 'ls', cwd: '/w', timeout: 1.5 }).stored.event.id;
     store.addOutput(id, { stdout: 'a', stderr: null });
     store.addOutput(id, { stdout: null, stderr: 'b' });
@@ -43,7 +44,7 @@ describe('BashEventStore', () => {
   });
 
   it('filters before paging and pages both ways with cursors that survive deletions', () => {
-    const store = new BashEventStore({ maxBytes: 1e9 });
+    const store = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     const id = addCommand(store, 30);
     const filtered = query({ commandIdEq: id, orderGt: 20, limit: 4 });
     const first = store.search(filtered);
@@ -67,7 +68,7 @@ describe('BashEventStore', () => {
   });
 
   it('filters by kind and by timestamp range (gte inclusive, lt exclusive)', () => {
-    const store = new BashEventStore({ maxBytes: 1e9 });
+    const store = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     addCommand(store, 3);
     const id = addCommand(store, 3);
     expect(store.search(query({ kindEq: 'BashCommand' })).items).toHaveLength(2);
@@ -81,10 +82,13 @@ describe('BashEventStore', () => {
   });
 
   it('evicts whole finished commands first, then the oldest events of running ones', () => {
-    const probe = new BashEventStore({ maxBytes: 1e9 });
+    const probe = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     addCommand(probe, 10);
     const perCommand = probe.bytes;
-    const store = new BashEventStore({ maxBytes: Math.floor(perCommand * 2.2) });
+    const store = new BashEventStore({
+      maxCommandBytes: 1024 ** 3,
+      maxBytes: Math.floor(perCommand * 2.2),
+    });
     const running = addCommand(store, 3, true);
     const oldFinished = addCommand(store, 10);
     expect(store.evictedThrough).toBe(0);
@@ -115,7 +119,7 @@ describe('BashEventStore', () => {
   });
 
   it('purges by age and clears finished commands only', () => {
-    const store = new BashEventStore({ maxBytes: 1e9 });
+    const store = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     const old = addCommand(store, 2);
     const cutoff = (store.record(old)?.outputs.at(-1)?.micros ?? 0) + 1;
     const running = addCommand(store, 2, true);
@@ -130,13 +134,13 @@ describe('BashEventStore', () => {
   });
 
   it('round-trips through its log lines and skips duplicates and gaps when restoring', () => {
-    const store = new BashEventStore({ maxBytes: 1e9 });
+    const store = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     addCommand(store, 2);
     const running = addCommand(store, 1, true);
     const lines = [...store.lines()].map((line) =>
       persistedBashEventSchema.parse(JSON.parse(line)),
     );
-    const restored = new BashEventStore({ maxBytes: 1e9 });
+    const restored = new BashEventStore({ maxCommandBytes: 1024 ** 3, maxBytes: 1e9 });
     const gap = {
       event: { ...(lines[2]?.event as object), id: 'c'.repeat(32), order: 7 },
     } as (typeof lines)[number];
@@ -151,5 +155,65 @@ describe('BashEventStore', () => {
     const next = restored.addOutput(running, { stdout: 'more', stderr: null }).stored;
     expect(next.event).toMatchObject({ order: 1 });
     expect(next.micros).toBeGreaterThan(restored.search(query()).items.at(-2)?.micros ?? 0);
+  });
+
+  it('replaces the oldest outputs of a command by a marker past maxCommandBytes, orders kept whole', () => {
+    const chunk = 'y'.repeat(1000);
+    const store = new BashEventStore({ maxCommandBytes: 20_000, maxBytes: 1e9 });
+    const other = addCommand(store, 3);
+    const id = addCommand(store, 100, true, chunk);
+    const record = store.record(id);
+    expect(record?.bytes).toBeLessThanOrEqual(20_000);
+    const outputs = record?.outputs ?? [];
+    const [marker, ...kept] = outputs;
+    expect(marker?.marker).toBe(true);
+    const dropped = (marker?.event.kind === 'BashOutput' && marker.event.order) || 0;
+    expect(marker?.event).toMatchObject({
+      order: dropped,
+      exit_code: null,
+      stderr: null,
+      stdout: expect.stringMatching(/^\[\.\.\. \d+ bytes of earlier output dropped/),
+    });
+    // Every dropped output's text is counted (each is the chunk plus its index).
+    const lost = Array.from({ length: dropped + 1 }, (_, i) => chunk.length + String(i).length);
+    expect((marker?.event as { stdout: string }).stdout).toContain(
+      `${lost.reduce((a, b) => a + b, 0)} bytes`,
+    );
+    expect(orders(outputs)).toEqual(Array.from({ length: kept.length + 1 }, (_, i) => dropped + i));
+    expect(orders(kept).at(-1)).toBe(99);
+    // Searches see the marker in time order; the other command is untouched.
+    const page = store.search(query({ commandIdEq: id }));
+    expect(page.items[0]).toBe(marker);
+    expect(store.record(other)?.outputs).toHaveLength(4);
+    expect(store.evictedThrough).toBe(marker?.seq);
+    // The marker survives a restore through its log line, with its count.
+    const lines = [...store.lines()].map((line) =>
+      persistedBashEventSchema.parse(JSON.parse(line)),
+    );
+    const restored = new BashEventStore({ maxCommandBytes: 20_000, maxBytes: 1e9 });
+    expect(restored.restore(lines)).toBe(0);
+    expect(restored.record(id)?.droppedOutputBytes).toBe(record?.droppedOutputBytes);
+    expect(restored.search(query({ commandIdEq: id })).items.map((stored) => stored.event)).toEqual(
+      page.items.map((stored) => stored.event),
+    );
+  });
+
+  it('ends a search page at 4 MiB of events, never with an empty page', () => {
+    const store = new BashEventStore({ maxCommandBytes: 1e9, maxBytes: 1e9 });
+    const id = addCommand(store, 100, false, 'z'.repeat(64 * 1024));
+    const first = store.search(query({ commandIdEq: id }));
+    expect(first.items.length).toBeGreaterThan(10);
+    expect(first.items.length).toBeLessThan(100);
+    const bytes = first.items.reduce((sum, stored) => sum + stored.bytes, 0);
+    expect(bytes).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+    const next = store.search(query({ commandIdEq: id, pageId: first.nextPageId as string }));
+    expect(orders(next.items)[0]).toBe((orders(first.items).at(-1) ?? 0) + 1);
+    const huge = new BashEventStore({ maxCommandBytes: 1e9, maxBytes: 1e9 });
+    addCommand(huge, 1, false, 'w'.repeat(MAX_PAGE_BYTES));
+    const command = huge.search(query());
+    expect(command.items.map((stored) => stored.event.kind)).toEqual(['BashCommand']);
+    const alone = huge.search(query({ pageId: command.nextPageId as string }));
+    expect(alone.items).toHaveLength(1);
+    expect(alone.items[0]?.bytes).toBeGreaterThan(MAX_PAGE_BYTES);
   });
 });

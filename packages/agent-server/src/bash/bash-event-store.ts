@@ -11,6 +11,7 @@ import {
   lastSeqOf,
   type StoredBashEvent,
 } from './bash-event-records.js';
+import { trimCommandHistory } from './command-history-marker.js';
 import { countOldestToFree } from './count-oldest-to-free.js';
 import { DroppedCommandIds } from './dropped-command-ids.js';
 import { EventClock } from './event-clock.js';
@@ -29,6 +30,8 @@ import { sortPersistedBashEvents } from './sort-persisted-bash-events.js';
 export interface BashEventStoreOptions {
   /** Bound on the summed size of kept events; see {@link BashEventStore}. */
   maxBytes: number;
+  /** Bound on the size of one command's kept events; see {@link BashEventStore}. */
+  maxCommandBytes: number;
 }
 
 /** Eviction for `maxBytes` frees down to this share of it, so it runs rarely. */
@@ -38,12 +41,15 @@ const EVICTION_TARGET = 0.9;
  * In-memory bash event history, indexed by event id and by command id, in time order (event
  * timestamps are distinct and increase with `seq`).
  *
- * Bounds: {@link BashEventStore.purgeBefore} drops events by age; when the summed line size
- * exceeds `maxBytes`, whole finished commands go first (oldest started first), then, if only
- * running commands remain, their oldest events.
+ * Bounds: {@link BashEventStore.purgeBefore} drops events by age; when one command's events
+ * exceed `maxCommandBytes`, its oldest outputs are replaced by one marker output (at the order of
+ * the last one dropped, saying how many bytes are gone), so a command printing without end keeps
+ * its newest output; when the summed line size exceeds `maxBytes`, whole finished commands go
+ * first (oldest started first), then, if only running commands remain, their oldest events.
  */
 export class BashEventStore {
   readonly #maxBytes: number;
+  readonly #maxCommandBytes: number;
   readonly #clock = new EventClock();
   #events: StoredBashEvent[] = [];
   readonly #byId = new Map<string, StoredBashEvent>();
@@ -55,6 +61,7 @@ export class BashEventStore {
 
   constructor(options: BashEventStoreOptions) {
     this.#maxBytes = options.maxBytes;
+    this.#maxCommandBytes = options.maxCommandBytes;
   }
 
   /** `seq` of the newest event (0 when none was ever added). */
@@ -100,7 +107,9 @@ export class BashEventStore {
       exit_code: exit ? exit.exitCode : null,
       ...fields,
     };
-    return this.#append(toPersistedBashEvent(event, exit), micros);
+    const appended = this.#append(toPersistedBashEvent(event, exit), micros);
+    const trimmed = this.#trimCommand(record);
+    return trimmed === undefined ? appended : { ...appended, markerLine: trimmed };
   }
 
   /**
@@ -111,7 +120,8 @@ export class BashEventStore {
     let skipped = 0;
     for (const { line, micros } of sortPersistedBashEvents(lines)) {
       if (this.#byId.has(line.event.id) || !canRecordBashEvent(this.#records, line.event)) {
-        skipped++;
+        // A marker logged after the outputs it replaced: trimming makes it again.
+        if (!line.marker) skipped++;
         continue;
       }
       this.#clock.advancePast(micros);
@@ -187,6 +197,7 @@ export class BashEventStore {
       micros,
       event,
       bytes: Buffer.byteLength(line) + 1,
+      ...(persisted.marker && { marker: true }),
     };
     this.#events.push(stored);
     this.#byId.set(event.id, stored);
@@ -195,6 +206,30 @@ export class BashEventStore {
     this.#bytes += stored.bytes;
     if (this.#bytes > this.#maxBytes) this.#evict();
     return { stored, line };
+  }
+
+  /**
+   * Replaces the oldest outputs of `record` by a marker when it is over `maxCommandBytes`;
+   * returns the marker's log line.
+   */
+  #trimCommand(record: CommandRecord): string | undefined {
+    if (record.bytes <= this.#maxCommandBytes) return undefined;
+    const target = this.#maxCommandBytes * EVICTION_TARGET;
+    const trim = trimCommandHistory(record, target, this.#maxCommandBytes);
+    if (!trim) return undefined;
+    const { count, freedBytes, marker } = trim;
+    for (const stored of record.outputs.slice(0, count)) this.#byId.delete(stored.event.id);
+    const position = lowerBound(this.#events, (event) => event.seq >= marker.seq);
+    this.#events[position] = marker;
+    this.#byId.set(marker.event.id, marker);
+    record.outputs.splice(0, count, marker);
+    record.firstOrder = (marker.event as BashOutputWire).order;
+    record.droppedOutputBytes = trim.droppedOutputBytes;
+    record.bytes += marker.bytes - freedBytes;
+    this.#bytes += marker.bytes - freedBytes;
+    this.#evictedThrough = Math.max(this.#evictedThrough, marker.seq);
+    this.#compact();
+    return trim.line;
   }
 
   /** Frees space down to the eviction target: finished commands first, then the oldest events. */

@@ -34,6 +34,7 @@ export function recordBashEvent(
     records.set(event.command_id, record);
   }
   if (record.outputs.length === 0) record.firstOrder = event.order;
+  if (persisted.marker) record.droppedOutputBytes = persisted.marker.dropped_bytes;
   record.outputs.push(stored);
   record.nextOrder = event.order + 1;
   if (event.exit_code !== null) {
@@ -51,5 +52,14 @@ function newRecord(
   command: StoredBashEvent | undefined,
   firstOrder: number,
 ): CommandRecord {
-  return { id, command, outputs: [], firstOrder, nextOrder: firstOrder, exit: undefined, bytes: 0 };
+  return {
+    id,
+    command,
+    outputs: [],
+    firstOrder,
+    nextOrder: firstOrder,
+    exit: undefined,
+    bytes: 0,
+    droppedOutputBytes: 0,
+  };
 }

@@ -3,6 +3,13 @@ import type { CommandRecord, StoredBashEvent } from './bash-event-records.js';
 import { timestampToMicros } from './event-clock.js';
 import { lowerBound } from './lower-bound.js';
 
+/**
+ * Most bytes of events (as logged, about their JSON size) one search page carries; a page always
+ * holds at least one event. With `limit` at most 100 and outputs of at most 64 Ki characters,
+ * this keeps a page to a few MiB whatever the commands printed.
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+
 /** Result of {@link searchBashEvents}. */
 export interface BashEventStorePage {
   items: StoredBashEvent[];
@@ -11,8 +18,8 @@ export interface BashEventStorePage {
 
 /**
  * One page of `events` (time-ordered) matching `query`; `records` serves `commandIdEq`. Every
- * filter, `orderGt` included, applies before paging. `nextPageId` is the timestamp of the first
- * event of the next page.
+ * filter, `orderGt` included, applies before paging; a page ends at `limit` events or at
+ * {@link MAX_PAGE_BYTES}. `nextPageId` is the timestamp of the first event of the next page.
  */
 export function searchBashEvents(
   events: readonly StoredBashEvent[],
@@ -44,11 +51,15 @@ export function searchBashEvents(
     index = cursor === undefined ? 0 : lowerBound(candidates, (event) => event.micros >= cursor);
   }
   const items: StoredBashEvent[] = [];
+  let bytes = 0;
   for (; index >= 0 && index < candidates.length; index += step) {
     const event = candidates[index] as StoredBashEvent;
     if (!matches(event)) continue;
-    if (items.length === limit) return { items, nextPageId: event.event.timestamp };
+    const full =
+      items.length === limit || (items.length > 0 && bytes + event.bytes > MAX_PAGE_BYTES);
+    if (full) return { items, nextPageId: event.event.timestamp };
     items.push(event);
+    bytes += event.bytes;
   }
   return { items, nextPageId: null };
 }

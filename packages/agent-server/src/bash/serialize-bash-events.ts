@@ -1,14 +1,22 @@
 import type { CommandExit, CommandRecord, StoredBashEvent } from './bash-event-records.js';
 import type { PersistedBashEvent, StoredEventWire } from './persisted-bash-event.js';
 
-/** The log line of `event`; pass `exit` for a command's final output. */
+/**
+ * The log line of `event`; pass `exit` for a command's final output, `droppedBytes` for the
+ * marker of dropped outputs.
+ */
 export function toPersistedBashEvent(
   event: StoredEventWire,
   exit: CommandExit | undefined,
+  droppedBytes?: number,
 ): PersistedBashEvent {
-  return exit
-    ? { event, exit: { timeout_occurred: exit.timeoutOccurred, duration_ms: exit.durationMs } }
-    : { event };
+  return {
+    event,
+    ...(exit && {
+      exit: { timeout_occurred: exit.timeoutOccurred, duration_ms: exit.durationMs },
+    }),
+    ...(droppedBytes !== undefined && { marker: { dropped_bytes: droppedBytes } }),
+  };
 }
 
 /** JSONL line (without newline) of a persisted event. */
@@ -17,29 +25,26 @@ export function serializeBashEvent(persisted: PersistedBashEvent): string {
 }
 
 /**
- * Log lines of `events`, oldest first; final outputs carry their command's exit details from
- * `records`. Lines are produced lazily from a snapshot of both taken now.
+ * Log lines of `events`, oldest first; final outputs carry their command's exit details and
+ * markers the dropped byte count from `records`. Lines are produced lazily from a snapshot of both taken now.
  */
 export function serializeBashEvents(
   events: readonly StoredBashEvent[],
   records: Iterable<CommandRecord>,
 ): Iterable<string> {
-  const exits = new Map<string, CommandExit>();
-  for (const record of records) {
-    if (record.exit) exits.set(record.id, record.exit);
-  }
-  return linesOf(events.slice(), exits);
+  const byId = new Map<string, CommandRecord>();
+  for (const record of records) byId.set(record.id, { ...record });
+  return linesOf(events.slice(), byId);
 }
 
 function* linesOf(
   events: readonly StoredBashEvent[],
-  exits: ReadonlyMap<string, CommandExit>,
+  records: ReadonlyMap<string, CommandRecord>,
 ): Generator<string> {
-  for (const { event } of events) {
-    const exit =
-      event.kind === 'BashOutput' && event.exit_code !== null
-        ? exits.get(event.command_id)
-        : undefined;
-    yield serializeBashEvent(toPersistedBashEvent(event, exit));
+  for (const { event, marker } of events) {
+    const record = event.kind === 'BashOutput' ? records.get(event.command_id) : undefined;
+    const exit = event.kind === 'BashOutput' && event.exit_code !== null ? record?.exit : undefined;
+    const dropped = marker ? (record?.droppedOutputBytes ?? 0) : undefined;
+    yield serializeBashEvent(toPersistedBashEvent(event, exit, dropped));
   }
 }

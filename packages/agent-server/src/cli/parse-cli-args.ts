@@ -30,7 +30,22 @@ Options:
   --state-dir <dir>            Where bash event history is persisted (default: memory only)
   --log-level <level>          fatal, error, warn, info, debug, trace or silent (default info)
   --confine-to-working-dir     Reject file, git and cwd paths outside the working directory
+  --sandbox                    Run commands and git in a bubblewrap sandbox that sees only the
+                               working directory and the system (read-only); implies
+                               --confine-to-working-dir (Linux, needs bubblewrap)
+  --no-sandbox-network         Commands in the sandbox get no network
+  --sandbox-read-only <path>   More host paths the sandbox sees read-only; repeatable
+  --sandbox-writable <path>    More host paths the sandbox sees read-write; repeatable
+  --runtime-dir <dir>          Where the server journals what it owns, for clean-up after a
+                               crash (default $XDG_RUNTIME_DIR/agent-server or /tmp/agent-server-<uid>)
   --max-upload-bytes <n>       Largest accepted upload in bytes (default 1073741824)
+  --max-connections <n>        Most open client connections (default 1000)
+  --max-concurrent-commands <n>  Most commands running at once; more get 429 (default 200)
+  --max-command-history-bytes <n>  Event bytes kept per command; oldest dropped (default 16777216)
+  --max-history-bytes <n>      Event bytes kept in all (default 268435456)
+  --request-timeout-seconds <s>  Longest a whole request may take to arrive (default 600)
+  --body-idle-timeout-seconds <s>  Longest a request body may stall (default 30)
+  --orphaned-command-grace-seconds <s>  How long a command whose client left runs on (default 60)
   --allow-cors-origin <origin> Extra CORS origin besides localhost; repeatable
   --no-extensions              Serve and announce only the plain OpenHands protocol
   -h, --help                   Show this help
@@ -116,16 +131,66 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     ],
     extensions: values.extensions ?? true,
   };
-  const maxUploadBytes = values['max-upload-bytes'];
-  if (maxUploadBytes !== undefined) {
-    options.maxUploadBytes = integerFlag(
-      '--max-upload-bytes',
-      maxUploadBytes,
-      1,
-      Number.MAX_SAFE_INTEGER,
-    );
+  const sandboxed = values.sandbox === true;
+  const sandboxFlags = ['sandbox-network', 'sandbox-read-only', 'sandbox-writable'] as const;
+  for (const flag of sandboxFlags) {
+    if (!sandboxed && values[flag] !== undefined) {
+      throw new CliUsageError(
+        `--${flag === 'sandbox-network' ? 'no-' : ''}${flag} needs --sandbox`,
+      );
+    }
+  }
+  if (sandboxed) {
+    options.sandbox = {
+      network: values['sandbox-network'] ?? true,
+      readOnlyPaths: absolutePaths('--sandbox-read-only', values['sandbox-read-only']),
+      writablePaths: absolutePaths('--sandbox-writable', values['sandbox-writable']),
+    };
+  }
+  const runtimeDir = values['runtime-dir'];
+  if (runtimeDir !== undefined)
+    options.runtimeDir = path.resolve(nonEmpty('--runtime-dir', runtimeDir));
+  for (const [flag, key] of INTEGER_FLAGS) {
+    const value = values[flag];
+    if (value !== undefined) {
+      options[key] = integerFlag(`--${flag}`, value, 1, Number.MAX_SAFE_INTEGER);
+    }
+  }
+  for (const [flag, key] of SECONDS_FLAGS) {
+    const value = values[flag];
+    if (value !== undefined) options[key] = secondsFlag(`--${flag}`, value);
   }
   return { kind: 'serve', options };
+}
+
+/** Integer flags and the options they set. */
+const INTEGER_FLAGS = [
+  ['max-upload-bytes', 'maxUploadBytes'],
+  ['max-connections', 'maxConnections'],
+  ['max-concurrent-commands', 'maxConcurrentCommands'],
+  ['max-command-history-bytes', 'maxCommandHistoryBytes'],
+  ['max-history-bytes', 'bashEventMaxBytes'],
+] as const;
+
+/** Flags in seconds and the options they set. */
+const SECONDS_FLAGS = [
+  ['request-timeout-seconds', 'requestTimeoutSeconds'],
+  ['body-idle-timeout-seconds', 'bodyIdleTimeoutSeconds'],
+  ['orphaned-command-grace-seconds', 'orphanedCommandGraceSeconds'],
+] as const;
+
+/** Parses a number of seconds (fractions allowed, not negative). */
+function secondsFlag(flag: string, value: string): number {
+  const parsed = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(parsed)) {
+    throw new CliUsageError(`${flag} must be a number of seconds, got '${value}'`);
+  }
+  return parsed;
+}
+
+/** Resolves the values of a repeatable path flag against the current directory. */
+function absolutePaths(flag: string, values: string[] | undefined): string[] {
+  return (values ?? []).map((value) => path.resolve(nonEmpty(flag, value)));
 }
 
 function parse(args: readonly string[]) {
@@ -145,6 +210,18 @@ function parse(args: readonly string[]) {
       'max-upload-bytes': { type: 'string' },
       'allow-cors-origin': { type: 'string', multiple: true },
       extensions: { type: 'boolean' },
+      sandbox: { type: 'boolean' },
+      'sandbox-network': { type: 'boolean' },
+      'sandbox-read-only': { type: 'string', multiple: true },
+      'sandbox-writable': { type: 'string', multiple: true },
+      'runtime-dir': { type: 'string' },
+      'max-connections': { type: 'string' },
+      'max-concurrent-commands': { type: 'string' },
+      'max-command-history-bytes': { type: 'string' },
+      'max-history-bytes': { type: 'string' },
+      'request-timeout-seconds': { type: 'string' },
+      'body-idle-timeout-seconds': { type: 'string' },
+      'orphaned-command-grace-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -1,54 +1,57 @@
-import { close, constants, createReadStream, fstat, open } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import { HttpError } from '../app/http-error.js';
-import { permissionDenied } from './permission-denied.js';
-
-const openFile = promisify(open);
-const statFile = promisify(fstat);
-const closeFile = promisify(close);
+import { openRegularFile, type PathWalker } from '@agent-workspace/core';
+import { pathHttpError } from './path-http-error.js';
 
 /** Read size of downloads: fewer, larger writes to the socket. */
 const READ_CHUNK_BYTES = 256 * 1024;
 
 /** A file opened for download. */
 export interface Download {
-  /** Its bytes, read lazily; destroying the stream closes the file. */
+  /**
+   * Its bytes, read lazily; destroying the stream closes the file. It ends with an error when
+   * the file shrank below `size` meanwhile, so the response is cut rather than short.
+   */
   stream: Readable;
   /** Its size in bytes when opened; the stream never yields more. */
   size: number;
 }
 
 /**
- * Opens a regular file for streaming with OpenHands' errors: 404 `File not found`, 400
- * `Path is not a file` (directories, FIFOs, devices: opened non-blocking so a FIFO cannot hang
- * the request), 403 `Permission denied: <path>`.
+ * Opens the regular file a client path names for streaming (race-free and confined when the
+ * server is; see `openRegularFile`), with OpenHands' errors: 404 `File not found`, 400 `Path is
+ * not a file` (directories, FIFOs, devices, sockets), 403 for permission and confinement.
  */
-export async function openDownload(target: string): Promise<Download> {
-  let fd: number;
+export function openDownload(paths: PathWalker, input: string): Download {
+  let opened: ReturnType<typeof openRegularFile>;
   try {
-    fd = await openFile(target, constants.O_RDONLY | constants.O_NONBLOCK);
+    opened = openRegularFile(paths, input, 'path');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new HttpError(404, 'File not found');
-    throw permissionDenied(error, target);
+    throw pathHttpError(error, 'download');
   }
-  const stats = await statFile(fd).catch(async (error: unknown) => {
-    await closeFile(fd);
-    throw error;
-  });
-  if (!stats.isFile() || stats.size === 0) {
-    await closeFile(fd);
-    if (!stats.isFile()) throw new HttpError(400, 'Path is not a file');
+  const { fd, stats } = opened;
+  const size = stats.size;
+  if (size === 0) {
+    createReadStream('', { fd }).destroy();
     return { stream: Readable.from([]), size: 0 };
   }
   // `end` caps the stream at the size announced in Content-Length, should the file grow.
   // A numeric fd keeps the callback read path, markedly faster than FileHandle's promise reads.
-  const stream = createReadStream('', {
+  const file = createReadStream('', {
     fd,
     start: 0,
-    end: stats.size - 1,
+    end: size - 1,
     highWaterMark: READ_CHUNK_BYTES,
   });
-  return { stream, size: stats.size };
+  return { stream: Readable.from(exactly(file, size), { objectMode: false }), size };
+}
+
+/** The chunks of `source`, failing at its end if it gave fewer than `size` bytes. */
+async function* exactly(source: Readable, size: number): AsyncGenerator<Buffer> {
+  let sent = 0;
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    sent += chunk.length;
+    yield chunk;
+  }
+  if (sent < size) throw new Error(`the file shrank to ${sent} of ${size} bytes while being sent`);
 }

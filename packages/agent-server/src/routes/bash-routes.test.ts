@@ -263,7 +263,9 @@ describe('GET /api/bash/bash_events/search', () => {
   it('pages through more than 100 events with next_page_id, each exactly once', async () => {
     expect(total).toBeGreaterThan(130);
     const first = await search({ command_id__eq: commandId, limit: 100 });
-    expect(first.items).toHaveLength(100);
+    // 100 events of 64 Ki characters are more than a page's 4 MiB: the page ends earlier.
+    expect(first.items.length).toBeGreaterThan(50);
+    expect(first.items.length).toBeLessThan(100);
     expect(first.next_page_id).toEqual(expect.any(String));
     const outputs = await outputsOf(commandId);
     expect(outputs.map((item) => item.order)).toEqual(Array.from({ length: total }, (_u, i) => i));

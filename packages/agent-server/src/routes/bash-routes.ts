@@ -14,13 +14,14 @@ import {
   validationErrorBody,
   wireTimestampSchema,
 } from '@agent-workspace/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
-import type { BashCommandRequest, StartedBashCommand } from '../bash/bash-event-service.js';
+import type { BashCommandRequest, StartedBashCommand } from '../bash/bash-command-types.js';
 import { describeStartError } from '../bash/describe-start-error.js';
+import { MAX_PAGE_BYTES } from '../bash/search-bash-events.js';
 
 /** `next_page_id` values are canonical event timestamps. */
 const pageIdSchema = z
@@ -37,7 +38,10 @@ const searchQuerySchema = bashEventSearchQueryWireSchema.extend({
 
 const eventIdParamsSchema = z.object({ event_id: hexIdInputSchema });
 
-const batchIdsSchema = z.array(hexIdInputSchema);
+/** Most ids one batch get may ask for (as many as a search page holds). */
+const MAX_BATCH_IDS = 100;
+
+const batchIdsSchema = z.array(hexIdInputSchema).max(MAX_BATCH_IDS);
 
 /** Largest JSON body accepted by the batch get (a GET with a body, which Fastify does not parse). */
 const MAX_BATCH_BODY_BYTES = 1024 * 1024;
@@ -80,7 +84,7 @@ function registerRoutes(app: FastifyInstance, context: ServerContext): void {
         response: { 200: bashCommandWireSchema },
       },
     },
-    async (request) => (await startCommand(context, request.body, false)).event,
+    async (request, reply) => (await startCommand(context, request.body, reply, false)).event,
   );
 
   routes.post(
@@ -92,8 +96,10 @@ function registerRoutes(app: FastifyInstance, context: ServerContext): void {
         response: { 200: bashOutputWireSchema },
       },
     },
-    async (request): Promise<BashOutputWire> => {
-      const started = await startCommand(context, request.body, true);
+    async (request, reply): Promise<BashOutputWire> => {
+      const started = await startCommand(context, request.body, reply, true);
+      // The command is followed while the client waits for it (see orphanedCommandGraceSeconds).
+      reply.raw.once('close', started.release);
       const { final, result } = await started.completion;
       return { ...final, stdout: result.stdout || null, stderr: result.stderr || null };
     },
@@ -141,7 +147,18 @@ function registerRoutes(app: FastifyInstance, context: ServerContext): void {
     },
     async (request) => {
       const ids = await readBatchIds(request);
-      return ids.map((id) => context.bash.get(normalizeHexId(id)) ?? null);
+      const events = ids.map((id) => context.bash.get(normalizeHexId(id)));
+      const bytes = events.reduce(
+        (sum, event) => sum + (event ? JSON.stringify(event).length : 0),
+        0,
+      );
+      if (bytes > MAX_PAGE_BYTES) {
+        throw new HttpError(
+          413,
+          `The events asked for are ${bytes} bytes, more than a page (${MAX_PAGE_BYTES}); ask for fewer ids`,
+        );
+      }
+      return events.map((event) => event ?? null);
     },
   );
 
@@ -157,21 +174,27 @@ function registerRoutes(app: FastifyInstance, context: ServerContext): void {
   );
 }
 
-/** Starts a command for a route, mapping failures to 4xx/503 answers that name the field. */
+/**
+ * Starts a command for a route (`execute` waits for it and follows it; `start` returns at once,
+ * detached), mapping failures to answers that name the field: 400 cwd, 403 confinement, 422
+ * input, 429 too many commands and 503 out of descriptors, both with `Retry-After`.
+ */
 async function startCommand(
   context: ServerContext,
   body: ExecuteBashRequestWire,
-  captureOutput: boolean,
+  reply: FastifyReply,
+  execute: boolean,
 ): Promise<StartedBashCommand> {
   context.touch();
   const request: BashCommandRequest = {
     command: body.command,
+    cwd: body.cwd ?? undefined,
     timeoutSeconds: body.timeout,
-    captureOutput,
+    captureOutput: execute,
+    detached: !execute,
   };
   try {
-    if (body.cwd != null) request.cwd = await context.resolvePath(body.cwd, 'cwd');
-    return context.bash.startCommand(request);
+    return await context.bash.startCommand(request);
   } catch (error) {
     const failure = describeStartError(error);
     if (!failure) throw error;
@@ -186,6 +209,7 @@ async function startCommand(
         },
       ]);
     }
+    if (failure.status === 429 || failure.status === 503) reply.header('retry-after', '1');
     throw new HttpError(failure.status, failure.detail);
   }
 }

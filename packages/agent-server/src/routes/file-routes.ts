@@ -1,18 +1,20 @@
 import path from 'node:path';
-import { SUCCESS, successSchema } from '@agent-workspace/protocol';
+import { clientPathSchema, SUCCESS, successSchema } from '@agent-workspace/protocol';
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
-import { inspectUploadDestination } from '../files/inspect-upload-destination.js';
 import { openDownload } from '../files/open-download.js';
-import { receiveUpload } from '../files/receive-upload.js';
+import { checkUploadDestination, receiveUpload } from '../files/receive-upload.js';
 
 const pathQuerySchema = z.object({
-  path: z.string().describe('Absolute file path'),
+  path: clientPathSchema.describe('Absolute file path'),
 });
+
+/** Multipart framing allowed beyond `maxUploadBytes` in a declared `Content-Length`. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /** Documents the multipart body, which the multipart plugin (not a schema) parses. */
 const multipartFileBody: typeof jsonSchemaTransform = (input) => {
@@ -27,18 +29,18 @@ const multipartFileBody: typeof jsonSchemaTransform = (input) => {
 
 /**
  * Registers OpenHands' `POST /api/file/upload` and `GET /api/file/download`. The `path` must be
- * absolute (400 `Path must be absolute`, as in OpenHands) and goes through
- * `context.resolvePath`, so confinement gives 403. Both stream (memory stays flat) and count as
- * activity for `idle_time`; uploads are atomic and capped at `maxUploadBytes` (413).
+ * absolute (400 `Path must be absolute`, as in OpenHands) and is resolved race-free through
+ * `context.paths`, so confinement gives 403 and a swapped link cannot redirect the transfer.
+ * Both stream (memory stays flat) and count as activity for `idle_time`; uploads are atomic,
+ * replace only regular files, and are capped at `maxUploadBytes` (413, at once when the declared
+ * length is already too large).
  */
 export function registerFileRoutes(scope: FastifyInstance, context: ServerContext): void {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const tags = ['Files'];
-
-  /** The confined absolute path the client named. */
-  const absolutePath = async (input: string): Promise<string> => {
+  const absolute = (input: string): string => {
     if (!path.isAbsolute(input)) throw new HttpError(400, 'Path must be absolute');
-    return context.resolvePath(input, 'path');
+    return input;
   };
 
   app.post(
@@ -47,19 +49,27 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
       schema: { tags, querystring: pathQuerySchema, response: { 200: successSchema } },
       config: { swaggerTransform: multipartFileBody },
     },
-    async (request, reply) => {
+    async (request) => {
       context.touch();
-      // Fails before reading the body, which Node then discards.
-      const destination = await inspectUploadDestination(await absolutePath(request.query.path));
-      try {
-        const { maxUploadBytes } = context.options;
-        await receiveUpload({ request, destination, maxUploadBytes });
-        return SUCCESS;
-      } catch (error) {
-        // Parsing stopped midway: the rest of the body will not be read, so end the connection.
-        if (!request.raw.complete) reply.header('connection', 'close');
-        throw error;
+      const input = absolute(request.query.path);
+      const { maxUploadBytes } = context.options;
+      const declared = Number(request.headers['content-length']);
+      if (declared > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {
+        throw new HttpError(413, `File too large: limit is ${maxUploadBytes} bytes`);
       }
+      // Fails before reading the body, which is then not read at all (the connection closes).
+      checkUploadDestination(context.paths, input);
+      await context.track(
+        receiveUpload({
+          request,
+          paths: context.paths,
+          input,
+          maxUploadBytes,
+          signal: context.shutdownSignal,
+          onTemporaryFile: (event, file) => context.runtime.temporaryFile(event, file),
+        }),
+      );
+      return SUCCESS;
     },
   );
 
@@ -68,11 +78,11 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
     { schema: { tags, querystring: pathQuerySchema } },
     async (request, reply) => {
       context.touch();
-      const source = await absolutePath(request.query.path);
-      const { stream, size } = await openDownload(source);
+      const input = absolute(request.query.path);
+      const { stream, size } = openDownload(context.paths, input);
       return reply
         .type('application/octet-stream')
-        .header('content-disposition', contentDisposition(path.basename(source)))
+        .header('content-disposition', contentDisposition(path.basename(input)))
         .header('content-length', size)
         .send(stream);
     },

@@ -1,5 +1,16 @@
-import { readGitChanges, readGitDiff, WorkspaceError } from '@agent-workspace/core';
-import { gitChangeWireSchema, gitDiffWireSchema } from '@agent-workspace/protocol';
+import {
+  type DirectoryHandle,
+  openDirectory,
+  PROC_FD_WALKS,
+  readGitChanges,
+  readGitDiff,
+  WorkspaceError,
+} from '@agent-workspace/core';
+import {
+  clientPathSchema,
+  gitChangeWireSchema,
+  gitDiffWireSchema,
+} from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -7,12 +18,14 @@ import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
 
 const changesQuerySchema = z.object({
-  path: z.string().describe('Repository directory; relative paths resolve against workingDir'),
+  path: clientPathSchema.describe(
+    'Repository directory; relative paths resolve against workingDir',
+  ),
   ref: z.string().optional().describe('Base ref; default: the remote branch or merge base'),
 });
 
 const diffQuerySchema = z.object({
-  path: z.string().describe('File path; relative paths resolve against workingDir'),
+  path: clientPathSchema.describe('File path; relative paths resolve against workingDir'),
   ref: z.string().optional().describe('Base ref (not with commit)'),
   commit: z
     .string()
@@ -21,26 +34,51 @@ const diffQuerySchema = z.object({
     .describe('Base commit sha (not with ref)'),
 });
 
-/** Runs a git read, answering 400 `{"detail": message}` for bad arguments and git failures. */
-async function gitRead<T>(read: () => Promise<T>): Promise<T> {
+/**
+ * Runs a git read, answering 400 `{"detail": message}` for bad arguments and git failures and
+ * 403 for what confinement refuses.
+ */
+async function gitRead<T>(read: () => Promise<T>, directory: DirectoryHandle): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (
-      WorkspaceError.isInstance(error, 'INVALID_ARGUMENT') ||
-      WorkspaceError.isInstance(error, 'GIT_ERROR')
-    ) {
-      throw new HttpError(400, error.message);
+    const answer = gitHttpError(error);
+    // Messages name the real path, not the descriptor path git was given.
+    if (answer instanceof HttpError && typeof answer.detail === 'string') {
+      const detail = answer.detail.replaceAll(`${directory.ref}/`, `${directory.realPath()}/`);
+      throw new HttpError(answer.statusCode, detail);
     }
-    throw error;
+    throw answer;
   }
+}
+
+function gitHttpError(error: unknown): unknown {
+  if (WorkspaceError.isInstance(error, 'FORBIDDEN')) return new HttpError(403, error.message);
+  if (
+    WorkspaceError.isInstance(error, 'INVALID_ARGUMENT') ||
+    WorkspaceError.isInstance(error, 'NOT_FOUND') ||
+    WorkspaceError.isInstance(error, 'GIT_ERROR')
+  ) {
+    return new HttpError(400, error.message);
+  }
+  return error;
+}
+
+/**
+ * The path git and the file reads work with for a directory opened through the walker: on Linux
+ * without a sandbox the open directory itself (`/proc/self/fd/<fd>`, which child processes enter
+ * before running), so the directory checked is the one read; otherwise its real path.
+ */
+function workPath(directory: DirectoryHandle, context: ServerContext): string {
+  return PROC_FD_WALKS && context.sandbox === undefined ? directory.ref : directory.realPath();
 }
 
 /**
  * Registers OpenHands' `GET /api/git/changes` and `GET /api/git/diff`, backed by core's
  * `readGitChanges` / `readGitDiff`. Unlike OpenHands, a relative `path` resolves against the
- * working directory (not the server's cwd) and goes through `context.resolvePath`, so
- * confinement gives 403. Both count as activity for `idle_time`.
+ * working directory (not the server's cwd) and is resolved race-free through `context.paths`,
+ * so confinement gives 403; git runs in the command sandbox when the server has one. Both count
+ * as activity for `idle_time`.
  */
 export function registerGitRoutes(scope: FastifyInstance, context: ServerContext): void {
   const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -58,8 +96,27 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
     async (request) => {
       context.touch();
       const { path, ref } = request.query;
-      const target = await context.resolvePath(path, 'path');
-      return gitRead(() => readGitChanges({ path: target, ...(ref !== undefined && { ref }) }));
+      let directory: DirectoryHandle;
+      try {
+        directory = openDirectory(context.paths, path, 'path');
+      } catch (error) {
+        // As OpenHands: a missing directory has no changes.
+        if (WorkspaceError.isInstance(error, 'NOT_FOUND')) return [];
+        throw gitHttpError(error);
+      }
+      try {
+        return await gitRead(
+          () =>
+            readGitChanges({
+              path: workPath(directory, context),
+              sandbox: context.sandbox,
+              ...(ref !== undefined && { ref }),
+            }),
+          directory,
+        );
+      } finally {
+        directory.close();
+      }
     },
   );
 
@@ -69,14 +126,30 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
     async (request) => {
       context.touch();
       const { path, ref, commit } = request.query;
-      const target = await context.resolvePath(path, 'path');
-      return gitRead(() =>
-        readGitDiff({
-          path: target,
-          ...(ref !== undefined && { ref }),
-          ...(commit !== undefined && { commit }),
-        }),
-      );
+      const walk = context.paths.begin(path, 'path', { stopAtMissing: true });
+      let end: ReturnType<typeof context.paths.walk>;
+      try {
+        end = context.paths.walk(walk);
+        context.paths.assertInside(end.parent.realPath(), walk);
+      } catch (error) {
+        throw gitHttpError(error);
+      }
+      try {
+        if (end.name === undefined) throw new HttpError(400, `path is a directory: ${path}`);
+        const target = `${workPath(end.parent, context)}/${end.name}`;
+        return await gitRead(
+          () =>
+            readGitDiff({
+              path: target,
+              sandbox: context.sandbox,
+              ...(ref !== undefined && { ref }),
+              ...(commit !== undefined && { commit }),
+            }),
+          end.parent,
+        );
+      } finally {
+        end.parent.close();
+      }
     },
   );
 }

@@ -38,6 +38,8 @@ const ERROR_CODES: Record<StartFailure['code'], string> = {
   INVALID_CWD: 'FileNotFoundError',
   FORBIDDEN: 'PermissionError',
   INVALID_ARGUMENT: 'ValueError',
+  TOO_MANY_COMMANDS: 'ServiceUnavailableError',
+  SPAWN_ERROR: 'OSError',
   UNAVAILABLE: 'ServiceUnavailableError',
 };
 
@@ -104,10 +106,11 @@ export function registerBashEventsSocket(app: FastifyInstance, context: ServerCo
         context.touch();
         const { command, cwd, timeout } = parsed.data;
         try {
-          bash.startCommand({
+          await bash.startCommand({
             command,
             timeoutSeconds: timeout,
-            ...(cwd != null ? { cwd: await context.resolvePath(cwd, 'cwd') } : {}),
+            cwd: cwd ?? undefined,
+            detached: true,
           });
         } catch (error) {
           const failure = describeStartError(error);

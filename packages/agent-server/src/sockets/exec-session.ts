@@ -8,8 +8,8 @@ import {
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
+import type { RunningBashCommand } from '../bash/bash-command-types.js';
 import type { StoredBashEvent } from '../bash/bash-event-records.js';
-import type { RunningBashCommand } from '../bash/bash-event-service.js';
 import { describeStartError } from '../bash/describe-start-error.js';
 import type { ClientFrame } from './authenticate-socket.js';
 import { describeFrameError } from './describe-frame-error.js';
@@ -37,6 +37,8 @@ export class ExecSession {
   readonly #sender: SocketSender;
   /** Followed commands → last `order` sent. */
   readonly #follows = new Map<string, number>();
+  /** This connection's holds on commands it started or attached to (see `BashEventService.follow`). */
+  readonly #holds = new Map<string, () => void>();
   #unsubscribe: (() => void) | undefined;
   #stdinBacklog = 0;
   #paused = false;
@@ -55,10 +57,15 @@ export class ExecSession {
     this.#unsubscribe = this.#context.bash.subscribe((stored) => this.#onEvent(stored));
   }
 
-  /** Stops listening; running commands carry on. */
+  /**
+   * Stops listening and lets go of the commands it followed: they carry on if started detached,
+   * and are otherwise ended after the server's grace unless another connection attaches.
+   */
   close(): void {
     this.#unsubscribe?.();
     this.#follows.clear();
+    for (const release of this.#holds.values()) release();
+    this.#holds.clear();
   }
 
   /** Handles one client frame. */
@@ -102,17 +109,22 @@ export class ExecSession {
     const requestId = frame.request_id ?? null;
     this.#context.touch();
     try {
-      const cwd = frame.cwd == null ? undefined : await this.#context.resolvePath(frame.cwd, 'cwd');
-      // The client left while the path resolved: nobody would learn the command's id.
-      if (this.#socket.readyState !== this.#socket.OPEN) return;
-      const started = this.#context.bash.startCommand({
+      const started = await this.#context.bash.startCommand({
         command: frame.command,
-        cwd,
+        cwd: frame.cwd ?? undefined,
         timeoutSeconds: frame.timeout ?? DEFAULT_BASH_TIMEOUT_SECONDS,
         env: frame.env ?? undefined,
         stdin: frame.stdin === true,
+        detached: frame.detached === true,
       });
       const commandId = started.event.id;
+      this.#holds.set(commandId, started.release);
+      // The client left while the command started: nobody will learn its id.
+      if (this.#socket.readyState !== this.#socket.OPEN) {
+        this.#holds.delete(commandId);
+        started.release();
+        return;
+      }
       this.#send({
         type: 'started',
         command_id: commandId,
@@ -174,6 +186,7 @@ export class ExecSession {
       return;
     }
     this.#follows.set(commandId, afterOrder);
+    if (!this.#holds.has(commandId)) this.#holds.set(commandId, bash.follow(commandId));
     this.#pump(commandId);
   }
 
@@ -217,7 +230,9 @@ export class ExecSession {
     const after = this.#follows.get(commandId);
     if (after === undefined) return;
     const record = this.#context.bash.commandRecord(commandId);
-    if (!record || after + 1 < record.firstOrder) {
+    // A marker stands for dropped outputs: a follower behind it gets the marker and goes on.
+    const lost = record && after + 1 < record.firstOrder && !record.outputs[0]?.marker;
+    if (!record || lost) {
       this.#follows.delete(commandId);
       const first = record ? `order ${record.firstOrder}` : 'the end';
       this.#error(
@@ -228,7 +243,8 @@ export class ExecSession {
       );
       return;
     }
-    for (let index = after + 1 - record.firstOrder; index < record.outputs.length; index++) {
+    const start = Math.max(0, after + 1 - record.firstOrder);
+    for (let index = start; index < record.outputs.length; index++) {
       if (this.#sender.blocked) return;
       const event = (record.outputs[index] as StoredBashEvent).event as BashOutputWire;
       this.#follows.set(commandId, event.order);

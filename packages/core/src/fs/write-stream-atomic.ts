@@ -54,15 +54,24 @@ export async function writeStreamAtomic(options: WriteStreamAtomicOptions): Prom
   onTemporaryFile?.('created', temporary);
   let renamed = false;
   try {
-    if (mode !== undefined) fchmodSync(fd, mode);
-    const output = createWriteStream('', { fd, autoClose: false });
-    await pipeline(source, output);
+    try {
+      if (mode !== undefined) fchmodSync(fd, mode);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    // The stream owns the descriptor from here: it closes it when done, also on error.
+    const output = createWriteStream('', { fd });
+    try {
+      await pipeline(source, output);
+    } finally {
+      if (!output.closed) await new Promise((resolve) => output.once('close', resolve));
+    }
     verify?.();
     renameSync(directory.child(temporary), directory.child(name));
     renamed = true;
     return output.bytesWritten;
   } finally {
-    closeSync(fd);
     if (!renamed) {
       try {
         unlinkSync(directory.child(temporary));

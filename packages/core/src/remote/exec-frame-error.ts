@@ -24,6 +24,14 @@ export function execFrameError(
     });
   }
   switch (frame.code) {
+    case 'TOO_MANY_COMMANDS':
+      return new WorkspaceError({
+        code: 'RESOURCE_EXHAUSTED',
+        message: `the agent-server at ${host} is busy: ${frame.detail}`,
+        details,
+      });
+    case 'FORBIDDEN':
+      return new WorkspaceError({ code: 'FORBIDDEN', message: frame.detail, details });
     case 'SPAWN_ERROR':
       return new WorkspaceError({ code: 'SPAWN_ERROR', message: frame.detail, details });
     case 'UNKNOWN_COMMAND':

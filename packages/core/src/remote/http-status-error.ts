@@ -13,9 +13,20 @@ export interface HttpStatusErrorOptions {
   hasApiKey: boolean;
 }
 
+/** `detail` values with which servers and proxies refuse the caller rather than the request. */
+const AUTH_DETAILS = new Set([
+  'Unauthorized',
+  'Forbidden',
+  'Not authenticated',
+  'Authentication failed',
+  '',
+]);
+
 /**
- * Maps an unexpected HTTP status to a typed error: 401/403 → `AUTHENTICATION_ERROR`,
- * 5xx → `SERVER_ERROR` carrying the body's detail, anything else → `PROTOCOL_ERROR`.
+ * Maps an unexpected HTTP status to a typed error: 401, and 403 with an authentication detail,
+ * → `AUTHENTICATION_ERROR`; another 403 (the server's confinement) → `FORBIDDEN`; 429, and 503
+ * asking to retry later, → `RESOURCE_EXHAUSTED` (nothing was done); other 5xx → `SERVER_ERROR`
+ * carrying the body's detail; anything else → `PROTOCOL_ERROR`.
  */
 export function httpStatusError({
   host,
@@ -25,6 +36,20 @@ export function httpStatusError({
   hasApiKey,
 }: HttpStatusErrorOptions): WorkspaceError {
   const details = { host, operation, status, detail };
+  if (status === 403 && !AUTH_DETAILS.has(detail)) {
+    return new WorkspaceError({
+      code: 'FORBIDDEN',
+      message: `the agent-server at ${host} refused ${operation}: ${detail}`,
+      details,
+    });
+  }
+  if (status === 429 || (status === 503 && /retry later/i.test(detail))) {
+    return new WorkspaceError({
+      code: 'RESOURCE_EXHAUSTED',
+      message: `the agent-server at ${host} is busy (HTTP ${status} on ${operation}): ${detail}`,
+      details,
+    });
+  }
   if (status === 401 || status === 403) {
     return new WorkspaceError({
       code: 'AUTHENTICATION_ERROR',

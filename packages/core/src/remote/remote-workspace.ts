@@ -25,6 +25,7 @@ import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { ExecStream } from './exec-stream.js';
 import { remoteGit } from './remote-git.js';
+import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
 import { runStreamedCommand } from './run-streamed-command.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
@@ -155,6 +156,16 @@ export class RemoteWorkspace extends BaseWorkspace {
   }
 
   protected runCommand(request: CommandRequest): Promise<CommandResult> {
+    // A busy server (429, too many commands) ran nothing: try again within the command's time.
+    return retryWhenBusy(() => this.#runOnce(request), {
+      budgetMs: request.timeoutMs,
+      signal: request.signal
+        ? AbortSignal.any([request.signal, this.#closing.signal])
+        : this.#closing.signal,
+    });
+  }
+
+  #runOnce(request: CommandRequest): Promise<CommandResult> {
     return this.#track(
       (async () => {
         const streaming = (await this.#serverCapabilities()).includes(EXEC_STREAM_CAPABILITY);

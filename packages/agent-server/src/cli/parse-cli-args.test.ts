@@ -74,6 +74,52 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('reads the limits and the sandbox flags', () => {
+    const command = parseCliArgs(
+      [
+        '--max-connections=50',
+        '--max-concurrent-commands',
+        '7',
+        '--max-command-history-bytes',
+        '4096',
+        '--max-history-bytes',
+        '8192',
+        '--request-timeout-seconds',
+        '90',
+        '--body-idle-timeout-seconds',
+        '2.5',
+        '--orphaned-command-grace-seconds',
+        '0',
+        '--runtime-dir',
+        'runtime',
+        '--sandbox',
+        '--no-sandbox-network',
+        '--sandbox-read-only',
+        '/opt/tools',
+        '--sandbox-writable',
+        'cache',
+      ],
+      {},
+    );
+    expect(command).toMatchObject({
+      options: {
+        maxConnections: 50,
+        maxConcurrentCommands: 7,
+        maxCommandHistoryBytes: 4096,
+        bashEventMaxBytes: 8192,
+        requestTimeoutSeconds: 90,
+        bodyIdleTimeoutSeconds: 2.5,
+        orphanedCommandGraceSeconds: 0,
+        runtimeDir: path.resolve('runtime'),
+        sandbox: {
+          network: false,
+          readOnlyPaths: ['/opt/tools'],
+          writablePaths: [path.resolve('cache')],
+        },
+      },
+    });
+  });
+
   it('skips the `--` that pnpm passes through', () => {
     expect(parseCliArgs(['--', '--port', '9000'], {})).toMatchObject({ options: { port: 9000 } });
   });
@@ -99,6 +145,13 @@ describe('parseCliArgs', () => {
       [['--working-dir', path.join(dir, 'missing')], '--working-dir must be an existing directory'],
       [['serve'], "Unexpected argument 'serve'"],
       [['--extensions=false'], "Option '--extensions' does not take an argument"],
+      [['--max-connections', '0'], '--max-connections must be an integer from 1 to'],
+      [
+        ['--body-idle-timeout-seconds', 'soon'],
+        '--body-idle-timeout-seconds must be a number of seconds',
+      ],
+      [['--no-sandbox-network'], '--no-sandbox-network needs --sandbox'],
+      [['--sandbox-writable', '/x'], '--sandbox-writable needs --sandbox'],
     ];
     for (const [args, message] of cases) {
       expect(() => parseCliArgs(args, {}), args.join(' ')).toThrow(CliUsageError);

@@ -14,6 +14,9 @@ import { VERSION } from '../version.js';
 /** Capability announced when file and git paths are confined to the working directory. */
 export const CONFINE_TO_WORKING_DIR_CAPABILITY = 'agent_workspace.confine_to_working_dir_v1';
 
+/** Capability announced when commands and git run in a sandbox of the working directory. */
+export const COMMAND_SANDBOX_CAPABILITY = 'agent_workspace.command_sandbox_v1';
+
 /**
  * Registers the open server-details routes of OpenHands: `GET /alive`, `/health`, `/ready`,
  * `/server_info` and `/` (the same `ServerInfo`). The build sha and ref come from
@@ -24,9 +27,13 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
   const env = process.env;
   const buildGitSha = env.AGENT_SERVER_BUILD_GIT_SHA ?? env.OPENHANDS_BUILD_GIT_SHA ?? 'unknown';
   const buildGitRef = env.AGENT_SERVER_BUILD_GIT_REF ?? env.OPENHANDS_BUILD_GIT_REF ?? 'unknown';
-  const { extensions, confineToWorkingDir } = context.options;
+  const { extensions, confineToWorkingDir, sandbox } = context.options;
   const capabilities = extensions
-    ? [EXEC_STREAM_CAPABILITY, ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : [])]
+    ? [
+        EXEC_STREAM_CAPABILITY,
+        ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : []),
+        ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
+      ]
     : [];
   const tags = ['Server Details'];
   const health = {

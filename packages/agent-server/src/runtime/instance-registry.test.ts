@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkspaceError } from '@agent-workspace/core';
+import { rejectionOf } from '@agent-workspace/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INSTANCE_VARIABLE, InstanceRegistry } from './instance-registry.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('InstanceRegistry', () => {
+  let base: string;
+  let runtimeDir: string;
+  beforeEach(async () => {
+    base = await mkdtemp(path.join(os.tmpdir(), 'instance-registry-'));
+    runtimeDir = path.join(base, 'runtime');
+  });
+  afterEach(() => rm(base, { recursive: true, force: true }));
+
+  it('creates a private runtime dir and refuses one open to others or a link', async () => {
+    const { registry } = await InstanceRegistry.open(runtimeDir);
+    expect(readdirSync(runtimeDir)).toEqual([`${registry.id}.jsonl`]);
+    expect(registry.environment).toEqual({ [INSTANCE_VARIABLE]: registry.id });
+    await registry.close();
+    expect(readdirSync(runtimeDir)).toEqual([]);
+    const open = path.join(base, 'open');
+    await mkdir(open);
+    await chmod(open, 0o755);
+    const error = await rejectionOf(InstanceRegistry.open(open));
+    expect(WorkspaceError.isInstance(error, 'INVALID_ARGUMENT')).toBe(true);
+    expect((error as Error).message).toContain('must not be open to other users');
+    await symlink(runtimeDir, path.join(base, 'link'));
+    expect(
+      (await rejectionOf(InstanceRegistry.open(path.join(base, 'link')))) as Error,
+    ).toMatchObject({
+      message: expect.stringContaining('not a link'),
+    });
+  });
+
+  it("sweeps a dead instance's processes and temporary files, and leaves live instances alone", async () => {
+    // A server that "died": its journal names a pid that is gone.
+    const dead = 'a'.repeat(32);
+    const leftover = path.join(base, '.upload.bin.0123456789ab.part');
+    const unrelated = path.join(base, 'not-a-part-file');
+    writeFileSync(leftover, 'half');
+    writeFileSync(unrelated, 'keep');
+    await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      path.join(runtimeDir, `${dead}.jsonl`),
+      `${JSON.stringify({ pid: 2 ** 22 + 7, start: '1', boot: '' })}\n${JSON.stringify({ created: leftover })}\n${JSON.stringify({ created: unrelated })}\n{"torn`,
+    );
+    // Its command left a background process carrying its marker.
+    const orphan = spawn('sleep', ['1000'], {
+      env: { ...process.env, [INSTANCE_VARIABLE]: dead },
+      detached: true,
+      stdio: 'ignore',
+    });
+    const orphanExited = new Promise((resolve) => orphan.once('exit', resolve));
+    const { registry: live, sweep } = await InstanceRegistry.open(runtimeDir);
+    const { registry, sweep: again } = await InstanceRegistry.open(runtimeDir);
+    try {
+      expect(sweep).toEqual({ instances: 1, processes: 1, temporaryFiles: 1 });
+      // The second start finds a live instance, not a dead one.
+      expect(again).toEqual({ instances: 0, processes: 0, temporaryFiles: 0 });
+      await orphanExited;
+      expect(alive(orphan.pid as number)).toBe(false);
+      expect(existsSync(leftover)).toBe(false);
+      expect(existsSync(unrelated)).toBe(true);
+      expect(readdirSync(runtimeDir).sort()).toEqual(
+        [`${live.id}.jsonl`, `${registry.id}.jsonl`].sort(),
+      );
+    } finally {
+      await registry.close();
+      await live.close();
+    }
+  });
+
+  it('ends the processes its own commands left when it closes', async () => {
+    const { registry } = await InstanceRegistry.open(runtimeDir);
+    const child = spawn('bash', ['-c', "trap '' TERM; sleep 1000"], {
+      env: { ...process.env, ...registry.environment },
+      detached: true,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    expect(await registry.close()).toBeGreaterThanOrEqual(1);
+    await exited;
+    expect(alive(child.pid as number)).toBe(false);
+  });
+});

@@ -6,6 +6,12 @@ export type {
   GitDiff,
 } from '@agent-workspace/protocol';
 export {
+  BubblewrapSandbox,
+  type BubblewrapSandboxOptions,
+  type StartBubblewrapSandboxOptions,
+} from './command-sandbox/bubblewrap-sandbox.js';
+export type { CommandSandbox, ProcessLaunch } from './command-sandbox/command-sandbox.js';
+export {
   WorkspaceError,
   type WorkspaceErrorCode,
   type WorkspaceErrorOptions,
@@ -36,7 +42,11 @@ export {
 } from './git/read-git-diff.js';
 export { type ResolveBaseRefOptions, resolveBaseRef } from './git/resolve-base-ref.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
-export { LocalWorkspace, type LocalWorkspaceOptions } from './local/local-workspace.js';
+export {
+  type LocalSandboxOptions,
+  LocalWorkspace,
+  type LocalWorkspaceOptions,
+} from './local/local-workspace.js';
 export {
   DEFAULT_MAX_OUTPUT_BYTES,
   type RunLocalCommandOptions,

@@ -1,12 +1,14 @@
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitChange } from '@agent-workspace/protocol';
+import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { invalidArgument } from '../workspace/base-workspace.js';
 import { findRepositories } from './find-repositories.js';
 import { parseNameStatus, splitNul } from './parse-name-status.js';
 import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
 import {
+  type GitPlace,
   gitFailure,
   gitOutput,
   isNotRepositoryError,
@@ -25,6 +27,11 @@ export interface ReadGitChangesOptions {
   ref?: string;
   /** Aborting kills the running git call and rejects with `ABORTED`. */
   signal?: AbortSignal;
+  /**
+   * Run every git call inside this sandbox (`path` must be visible there). The directory
+   * walks and `.git` probes of this function stay on the host.
+   */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /**
@@ -52,7 +59,7 @@ export interface ReadGitChangesOptions {
  * - Each git call is bounded by 30 s; nothing is written to the repository (no optional locks).
  */
 export async function readGitChanges(options: ReadGitChangesOptions): Promise<GitChange[]> {
-  const { path: target, ref, signal } = options;
+  const { path: target, ref, signal, sandbox } = options;
   if (typeof target !== 'string' || !path.isAbsolute(target)) {
     throw invalidArgument('path', `must be an absolute path, got ${JSON.stringify(target)}`);
   }
@@ -62,7 +69,7 @@ export async function readGitChanges(options: ReadGitChangesOptions): Promise<Gi
   if (!stats.isDirectory()) throw invalidArgument('path', `must be a directory: ${target}`);
 
   const unique = new Map<string, GitChange>();
-  for (const change of await collect(target, ref, false, signal)) {
+  for (const change of await collect(target, ref, false, { signal, sandbox })) {
     if (!unique.has(change.path)) unique.set(change.path, change);
   }
   return [...unique.values()].sort((a, b) =>
@@ -70,36 +77,41 @@ export async function readGitChanges(options: ReadGitChangesOptions): Promise<Gi
   );
 }
 
+/** How git runs for every directory of one scan. */
+type ScanOptions = Omit<GitPlace, 'cwd'>;
+
 /** Changes under `dir`, relative to it, including those of repositories nested below. */
 async function collect(
   dir: string,
   ref: string | undefined,
   nested: boolean,
-  signal: AbortSignal | undefined,
+  scan: ScanOptions,
 ): Promise<GitChange[]> {
+  const { signal } = scan;
+  const git: GitPlace = { ...scan, cwd: dir };
   const probeArgs = ['rev-parse', '--is-inside-work-tree'];
-  const probe = await runGit(probeArgs, { cwd: dir, signal });
+  const probe = await runGit(probeArgs, git);
   if (probe.exitCode !== 0) {
     if (!isNotRepositoryError(probe.stderr)) throw gitFailure(probeArgs, probe);
-    return collectNested(dir, await findRepositories(dir, signal), ref, signal);
+    return collectNested(dir, await findRepositories(dir, signal), ref, scan);
   }
   // "false" inside a .git directory or a bare repository: there is no work tree to report.
   if (stripFinalNewline(probe.stdout) !== 'true') return [];
 
   let base: string;
   try {
-    base = await resolveBaseRef({ cwd: dir, ref, signal });
+    base = await resolveBaseRef({ ...git, ref });
   } catch (error) {
     // An explicit ref names a commit of the repository asked about, not of its nested ones.
     if (nested && ref !== undefined && WorkspaceError.isInstance(error, 'GIT_ERROR')) return [];
     throw error;
   }
   const [diff, others] = await Promise.all([
-    gitOutput(['diff', '--name-status', '-z', '-M', '--relative', '--no-ext-diff', base, '--'], {
-      cwd: dir,
-      signal,
-    }),
-    gitOutput(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: dir, signal }),
+    gitOutput(
+      ['diff', '--name-status', '-z', '-M', '--relative', '--no-ext-diff', base, '--'],
+      git,
+    ),
+    gitOutput(['ls-files', '--others', '--exclude-standard', '-z'], git),
   ]);
 
   const changes = parseNameStatus(diff);
@@ -113,7 +125,7 @@ async function collect(
   const own = changes.filter(
     (change) => !repositories.some((repository) => isSameOrInside(change.path, repository)),
   );
-  return [...own, ...(await collectNested(dir, repositories, ref, signal))];
+  return [...own, ...(await collectNested(dir, repositories, ref, scan))];
 }
 
 /**
@@ -146,11 +158,11 @@ async function collectNested(
   dir: string,
   repositories: readonly string[],
   ref: string | undefined,
-  signal: AbortSignal | undefined,
+  scan: ScanOptions,
 ): Promise<GitChange[]> {
   const changes: GitChange[] = [];
   for (const repository of repositories) {
-    const inner = await collect(path.join(dir, repository), ref, true, signal);
+    const inner = await collect(path.join(dir, repository), ref, true, scan);
     for (const change of inner) {
       changes.push({ status: change.status, path: `${repository}/${change.path}` });
     }

@@ -1,11 +1,13 @@
 import { lstat, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitDiff } from '@agent-workspace/protocol';
+import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { invalidArgument } from '../workspace/base-workspace.js';
 import { parseNameStatusRecords, splitNul } from './parse-name-status.js';
 import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
 import {
+  type GitPlace,
   gitFailure,
   gitOutput,
   isNotRepositoryError,
@@ -29,6 +31,11 @@ export interface ReadGitDiffOptions {
   signal?: AbortSignal;
   /** Largest content accepted on either side; default {@link DEFAULT_MAX_DIFF_FILE_BYTES}. */
   maxFileBytes?: number;
+  /**
+   * Run every git call inside this sandbox (`path` must be visible there). The file itself is
+   * read on the host.
+   */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /**
@@ -52,7 +59,7 @@ export interface ReadGitDiffOptions {
  *   failure is `GIT_ERROR` with git's standard error.
  */
 export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff> {
-  const { path: target, ref, commit, signal } = options;
+  const { path: target, ref, commit, signal, sandbox } = options;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_DIFF_FILE_BYTES;
   if (typeof target !== 'string' || !path.isAbsolute(target)) {
     throw invalidArgument('path', `must be an absolute path, got ${JSON.stringify(target)}`);
@@ -67,7 +74,8 @@ export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff>
 
   const { dir, relative } = await locate(target);
   const probeArgs = ['rev-parse', '--is-inside-work-tree'];
-  const probe = await runGit(probeArgs, { cwd: dir, signal });
+  const git: GitPlace = { cwd: dir, signal, sandbox };
+  const probe = await runGit(probeArgs, git);
   if (probe.exitCode !== 0 && !isNotRepositoryError(probe.stderr)) {
     throw gitFailure(probeArgs, probe);
   }
@@ -75,9 +83,9 @@ export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff>
     return { modified: null, original: null };
   }
 
-  const base = await resolveBaseRef({ cwd: dir, ref, commit, signal });
+  const base = await resolveBaseRef({ ...git, ref, commit });
   const modified = kind === 'missing' ? undefined : await readCurrent(target, maxFileBytes);
-  const read = { base, cwd: dir, maxFileBytes, target, signal };
+  const read: BaseRead = { base, git, maxFileBytes, target };
   let original = await readAtBase(read, relative, false);
   if (original === undefined && modified !== undefined) {
     const source = await renameSource(read, relative);
@@ -115,12 +123,11 @@ async function locate(target: string): Promise<{ dir: string; relative: string }
 /** What every base read needs. */
 interface BaseRead {
   base: string;
-  /** Directory git runs in (inside the work tree). */
-  cwd: string;
+  /** Where git runs (a directory inside the work tree). */
+  git: GitPlace;
   maxFileBytes: number;
   /** The path asked about, for messages. */
   target: string;
-  signal: AbortSignal | undefined;
 }
 
 /**
@@ -128,12 +135,12 @@ interface BaseRead {
  * `fromRoot`); `undefined` when no blob is there.
  */
 async function readAtBase(
-  { base, cwd, maxFileBytes, target, signal }: BaseRead,
+  { base, git, maxFileBytes, target }: BaseRead,
   file: string,
   fromRoot: boolean,
 ): Promise<string | undefined> {
   const args = ['ls-tree', '-z', '-l', ...(fromRoot ? ['--full-tree'] : []), base, '--', file];
-  const listing = await gitOutput(args, { cwd, signal });
+  const listing = await gitOutput(args, git);
   for (const record of splitNul(listing)) {
     const match = /^\d+ (\w+) ([0-9a-f]+) +(\d+|-)\t([\s\S]*)$/.exec(record);
     if (!match || match[4] !== file) continue;
@@ -141,7 +148,7 @@ async function readAtBase(
     if (match[1] !== 'blob') return undefined;
     assertSize(Number(match[3]), maxFileBytes, target);
     const args = ['cat-file', 'blob', match[2] as string];
-    const result = await runGitBytes(args, { cwd, signal, maxBuffer: maxFileBytes + 1 });
+    const result = await runGitBytes(args, { ...git, maxBuffer: maxFileBytes + 1 });
     if (result.exitCode !== 0) throw gitFailure(args, result);
     return decodeText(result.stdout);
   }
@@ -153,16 +160,14 @@ async function readAtBase(
  * the base, so a MOVED file diffs against its previous content.
  */
 async function renameSource(
-  { base, cwd, signal }: BaseRead,
+  { base, git }: BaseRead,
   relative: string,
 ): Promise<string | undefined> {
-  const prefix = stripFinalNewline(
-    await gitOutput(['rev-parse', '--show-prefix'], { cwd, signal }),
-  );
+  const prefix = stripFinalNewline(await gitOutput(['rev-parse', '--show-prefix'], git));
   const fromRoot = `${prefix}${relative}`;
   const diff = await gitOutput(
     ['diff', '--name-status', '-z', '-M', '--no-relative', '--no-ext-diff', base, '--'],
-    { cwd, signal },
+    git,
   );
   const rename = parseNameStatusRecords(diff).find(
     (record) => record.status.startsWith('R') && record.path === fromRoot,

@@ -1,5 +1,6 @@
+import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { invalidArgument } from '../workspace/base-workspace.js';
-import { gitFailure, gitOutput, runGit, stripFinalNewline } from './run-git.js';
+import { type GitPlace, gitFailure, gitOutput, runGit, stripFinalNewline } from './run-git.js';
 
 /** Options of {@link resolveBaseRef}. */
 export interface ResolveBaseRefOptions {
@@ -10,6 +11,8 @@ export interface ResolveBaseRefOptions {
   /** Explicit base commit, 4..64 hex digits; mutually exclusive with `ref`. */
   commit?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** Run every git call inside this sandbox. */
+  sandbox?: CommandSandbox | undefined;
 }
 
 const commitPattern = /^[0-9a-fA-F]{4,64}$/;
@@ -54,47 +57,42 @@ export function validateBaseOptions(ref: unknown, commit: unknown): void {
  *   5. `HEAD` (a `git status`-style view).
  */
 export async function resolveBaseRef(options: ResolveBaseRefOptions): Promise<string> {
-  const { cwd, ref, commit, signal } = options;
+  const { cwd, ref, commit, signal, sandbox } = options;
   validateBaseOptions(ref, commit);
+  const git: GitPlace = { cwd, signal, sandbox };
   const explicit = ref ?? commit;
   if (explicit !== undefined) {
     const args = ['rev-parse', '--verify', `${explicit}^{commit}`];
-    const result = await runGit(args, { cwd, signal });
+    const result = await runGit(args, git);
     if (result.exitCode === 0) return stripFinalNewline(result.stdout);
-    if (explicit === 'HEAD' && !(await hasCommit('HEAD', cwd, signal))) {
-      return emptyTree(cwd, signal);
-    }
+    if (explicit === 'HEAD' && !(await hasCommit('HEAD', git))) return emptyTree(git);
     throw gitFailure(args, result);
   }
-  return displayBase(cwd, signal);
+  return displayBase(git);
 }
 
-async function displayBase(cwd: string, signal: AbortSignal | undefined): Promise<string> {
-  const head = await revParse('HEAD', cwd, signal);
-  if (head === undefined) return emptyTree(cwd, signal);
-  const branch = await currentBranch(cwd, signal);
+async function displayBase(git: GitPlace): Promise<string> {
+  const head = await revParse('HEAD', git);
+  if (head === undefined) return emptyTree(git);
+  const branch = await currentBranch(git);
 
   if (branch !== undefined) {
-    const upstream = await revParse(`refs/remotes/origin/${branch}`, cwd, signal);
-    if (upstream !== undefined && (upstream !== head || (await hasTrackedChanges(cwd, signal)))) {
+    const upstream = await revParse(`refs/remotes/origin/${branch}`, git);
+    if (upstream !== undefined && (upstream !== head || (await hasTrackedChanges(git)))) {
       return upstream;
     }
   }
 
-  const defaultBranch = await originDefaultBranch(cwd, signal);
+  const defaultBranch = await originDefaultBranch(git);
   if (defaultBranch !== undefined) {
     const remoteRef = `refs/remotes/origin/${defaultBranch}`;
-    return (
-      (await mergeBase(head, remoteRef, cwd, signal)) ??
-      (await revParse(remoteRef, cwd, signal)) ??
-      head
-    );
+    return (await mergeBase(head, remoteRef, git)) ?? (await revParse(remoteRef, git)) ?? head;
   }
 
   for (const local of ['main', 'master']) {
-    const localSha = await revParse(`refs/heads/${local}`, cwd, signal);
+    const localSha = await revParse(`refs/heads/${local}`, git);
     if (localSha === undefined) continue;
-    if (local !== branch && (await mergeBase(head, localSha, cwd, signal)) === localSha) {
+    if (local !== branch && (await mergeBase(head, localSha, git)) === localSha) {
       return localSha;
     }
     break;
@@ -103,82 +101,53 @@ async function displayBase(cwd: string, signal: AbortSignal | undefined): Promis
 }
 
 /** The id of the empty tree in this repository's object format (SHA-1 or SHA-256). */
-async function emptyTree(cwd: string, signal: AbortSignal | undefined): Promise<string> {
-  const output = await gitOutput(['hash-object', '-t', 'tree', '--stdin'], {
-    cwd,
-    signal,
-    input: '',
-  });
+async function emptyTree(git: GitPlace): Promise<string> {
+  const output = await gitOutput(['hash-object', '-t', 'tree', '--stdin'], { ...git, input: '' });
   return output.trim();
 }
 
 /** Full commit id of `name`, or `undefined` when it does not name a commit. */
-async function revParse(
-  name: string,
-  cwd: string,
-  signal: AbortSignal | undefined,
-): Promise<string | undefined> {
-  const result = await runGit(['rev-parse', '--verify', '--quiet', `${name}^{commit}`], {
-    cwd,
-    signal,
-  });
+async function revParse(name: string, git: GitPlace): Promise<string | undefined> {
+  const result = await runGit(['rev-parse', '--verify', '--quiet', `${name}^{commit}`], git);
   const sha = stripFinalNewline(result.stdout);
   return result.exitCode === 0 && sha ? sha : undefined;
 }
 
-async function hasCommit(
-  name: string,
-  cwd: string,
-  signal: AbortSignal | undefined,
-): Promise<boolean> {
-  return (await revParse(name, cwd, signal)) !== undefined;
+async function hasCommit(name: string, git: GitPlace): Promise<boolean> {
+  return (await revParse(name, git)) !== undefined;
 }
 
 /** Short name of the checked-out branch; `undefined` when HEAD is detached. */
-async function currentBranch(
-  cwd: string,
-  signal: AbortSignal | undefined,
-): Promise<string | undefined> {
-  const result = await runGit(['symbolic-ref', '--quiet', 'HEAD'], { cwd, signal });
+async function currentBranch(git: GitPlace): Promise<string | undefined> {
+  const result = await runGit(['symbolic-ref', '--quiet', 'HEAD'], git);
   const name = stripFinalNewline(result.stdout);
   const prefix = 'refs/heads/';
   return result.exitCode === 0 && name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
 }
 
 /** Origin's default branch from local refs only (no network). */
-async function originDefaultBranch(
-  cwd: string,
-  signal: AbortSignal | undefined,
-): Promise<string | undefined> {
+async function originDefaultBranch(git: GitPlace): Promise<string | undefined> {
   const prefix = 'refs/remotes/origin/';
-  const result = await runGit(['symbolic-ref', '--quiet', `${prefix}HEAD`], { cwd, signal });
+  const result = await runGit(['symbolic-ref', '--quiet', `${prefix}HEAD`], git);
   const target = stripFinalNewline(result.stdout);
   if (result.exitCode === 0 && target.startsWith(prefix) && target.length > prefix.length) {
     return target.slice(prefix.length);
   }
   for (const candidate of ['main', 'master']) {
-    if (await hasCommit(`${prefix}${candidate}`, cwd, signal)) return candidate;
+    if (await hasCommit(`${prefix}${candidate}`, git)) return candidate;
   }
   return undefined;
 }
 
-async function mergeBase(
-  a: string,
-  b: string,
-  cwd: string,
-  signal: AbortSignal | undefined,
-): Promise<string | undefined> {
-  const result = await runGit(['merge-base', a, b], { cwd, signal });
+async function mergeBase(a: string, b: string, git: GitPlace): Promise<string | undefined> {
+  const result = await runGit(['merge-base', a, b], git);
   const sha = stripFinalNewline(result.stdout);
   return result.exitCode === 0 && sha ? sha : undefined;
 }
 
 /** True when the index or work tree differs from HEAD (untracked files do not count). */
-async function hasTrackedChanges(cwd: string, signal: AbortSignal | undefined): Promise<boolean> {
-  const result = await runGit(['status', '--porcelain', '-z', '--untracked-files=no'], {
-    cwd,
-    signal,
-  });
+async function hasTrackedChanges(git: GitPlace): Promise<boolean> {
+  const result = await runGit(['status', '--porcelain', '-z', '--untracked-files=no'], git);
   // Like the reference, a failing status counts as dirty so the upstream stays the base.
   return result.exitCode !== 0 || result.stdout.length > 0;
 }

@@ -1,8 +1,14 @@
-import { execa } from 'execa';
+import type { Readable } from 'node:stream';
+import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { killProcessGroup, type ProcessGroupKill } from '../local/kill-process-group.js';
+import { spawnChild } from '../process/spawn-child.js';
 
 /** Upper bound of one git call, in milliseconds (the reference uses 30 s too). */
 export const GIT_TIMEOUT_MS = 30_000;
+
+/** Default cap on each of git's output streams, in bytes. */
+export const GIT_MAX_BUFFER_BYTES = 100_000_000;
 
 /** Options of {@link runGit} and {@link runGitBytes}. */
 export interface RunGitOptions {
@@ -14,9 +20,14 @@ export interface RunGitOptions {
   timeoutMs?: number;
   /** Text written to git's standard input. */
   input?: string;
-  /** Largest accepted standard output, in bytes (git is killed past it). Default 100 MB. */
+  /** Largest accepted standard output (and error), in bytes; git is killed past it. Default 100 MB. */
   maxBuffer?: number;
+  /** Run git inside this sandbox (`cwd` is then the path inside it). */
+  sandbox?: CommandSandbox | undefined;
 }
+
+/** Where and how a sequence of git calls runs: directory, cancellation, sandbox. */
+export type GitPlace = Pick<RunGitOptions, 'cwd' | 'signal' | 'sandbox'>;
 
 /** A finished git call; a non-zero `exitCode` is a result, not an exception. */
 export interface GitResult<Output extends string | Uint8Array = string> {
@@ -70,9 +81,10 @@ function gitEnvironment(): Record<string, string> {
 }
 
 /**
- * Runs `git <args>` without a shell and resolves with its exit code and output, decoded as
- * UTF-8. Throws a `WorkspaceError` only when git could not run to completion: `ABORTED` when
- * `signal` fired, `GIT_ERROR` on timeout, on an output overflow or when git cannot be spawned.
+ * Runs `git <args>` without a shell, in its own process group, and resolves with its exit code
+ * and output, decoded as UTF-8. Throws a `WorkspaceError` only when git could not run to
+ * completion: `ABORTED` when `signal` fired, `GIT_ERROR` on timeout, on an output overflow or
+ * when git was killed by a signal, `SPAWN_ERROR` when git cannot be started (`details.errno`).
  */
 export async function runGit(args: readonly string[], options: RunGitOptions): Promise<GitResult> {
   return run(args, options, 'utf8') as Promise<GitResult>;
@@ -116,6 +128,9 @@ export function stripFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
+/** Why git was stopped before it finished. */
+type StopReason = 'aborted' | 'timeout' | 'overflow';
+
 async function run(
   args: readonly string[],
   options: RunGitOptions,
@@ -124,44 +139,86 @@ async function run(
   const { signal } = options;
   if (signal?.aborted) throw aborted(signal);
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
-  const result = await execa('git', [...globalArgs, ...args], {
+  const maxBuffer = options.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
+  const child = spawnChild({
+    file: 'git',
+    args: [...globalArgs, ...args],
     cwd: options.cwd,
     env: gitEnvironment(),
-    extendEnv: false,
-    encoding,
-    stripFinalNewline: false,
-    reject: false,
-    timeout: timeoutMs,
-    ...(signal ? { cancelSignal: signal } : {}),
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    ...(options.maxBuffer === undefined ? {} : { maxBuffer: options.maxBuffer }),
+    stdin: options.input === undefined ? 'ignore' : 'pipe',
+    detached: true,
+    sandbox: options.sandbox,
   });
-  if (result.isCanceled && signal) throw aborted(signal);
-  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-  const command = `git ${args.join(' ')}`;
-  if (result.timedOut) {
-    throw new WorkspaceError({
-      code: 'GIT_ERROR',
-      message: `${command} timed out after ${timeoutMs} ms`,
-      details: { args: [...args], timeoutMs },
-    });
+  let stopReason: StopReason | undefined;
+  let kill: ProcessGroupKill | undefined;
+  const stop = (reason: StopReason): void => {
+    stopReason ??= reason;
+    if (child.pid !== undefined) kill ??= killProcessGroup(child.pid);
+  };
+  const onAbort = (): void => stop('aborted');
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (child.stdin) {
+    // EPIPE when git exits without reading: its exit status tells what happened.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input);
   }
-  if (result.isMaxBuffer) {
-    throw new WorkspaceError({
-      code: 'GIT_ERROR',
-      message: `${command} produced more output than allowed`,
-      details: { args: [...args] },
-    });
+  try {
+    const [exit, stdout, stderr] = await Promise.all([
+      child.exit,
+      collect(child.stdout, maxBuffer, () => stop('overflow')),
+      collect(child.stderr, maxBuffer, () => stop('overflow')),
+    ]);
+    const command = `git ${args.join(' ')}`;
+    if (stopReason === 'aborted' && signal) throw aborted(signal);
+    if (stopReason === 'timeout') {
+      throw new WorkspaceError({
+        code: 'GIT_ERROR',
+        message: `${command} timed out after ${timeoutMs} ms`,
+        details: { args: [...args], timeoutMs },
+      });
+    }
+    if (stopReason === 'overflow') {
+      throw new WorkspaceError({
+        code: 'GIT_ERROR',
+        message: `${command} produced more output than allowed`,
+        details: { args: [...args] },
+      });
+    }
+    if (exit.code === null) {
+      throw new WorkspaceError({
+        code: 'GIT_ERROR',
+        message: `${command} could not run: killed by ${exit.signal ?? 'a signal'}`,
+        details: { args: [...args], signal: exit.signal },
+      });
+    }
+    return {
+      exitCode: exit.code,
+      stdout: encoding === 'utf8' ? stdout.toString('utf8') : stdout,
+      stderr: stderr.toString('utf8'),
+    };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    kill?.settle();
   }
-  if (typeof result.exitCode !== 'number') {
-    throw new WorkspaceError({
-      code: 'GIT_ERROR',
-      message: `${command} could not run: ${result.shortMessage ?? 'unknown error'}`,
-      cause: result.cause,
-      details: { args: [...args] },
-    });
+}
+
+/** Reads `stream` to its end; past `maxBytes` calls `onOverflow` once and keeps only the cap. */
+async function collect(
+  stream: Readable | null,
+  maxBytes: number,
+  onOverflow: () => void,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream ?? []) {
+    if (size > maxBytes) continue;
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) onOverflow();
+    else chunks.push(chunk as Buffer);
   }
-  return { exitCode: result.exitCode, stdout: result.stdout as string | Uint8Array, stderr };
+  return Buffer.concat(chunks);
 }
 
 function aborted(signal: AbortSignal): WorkspaceError {

@@ -6,6 +6,11 @@ import type {
   GitChange,
   GitDiff,
 } from '@agent-workspace/protocol';
+import {
+  BubblewrapSandbox,
+  type BubblewrapSandboxOptions,
+} from '../command-sandbox/bubblewrap-sandbox.js';
+import { WorkspaceError } from '../errors/workspace-error.js';
 import { readGitChanges } from '../git/read-git-changes.js';
 import { readGitDiff } from '../git/read-git-diff.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
@@ -20,7 +25,17 @@ export interface LocalWorkspaceOptions {
   maxOutputBytes?: number;
   /** Variables merged over `process.env` for every command (a command's own `env` wins). */
   env?: Record<string, string>;
+  /**
+   * Run commands and git in a {@link BubblewrapSandbox} around `workingDir` (Linux only):
+   * `true`, or its `network`, `readOnlyPaths` and `writablePaths`. Started on first use and
+   * closed by `close()`. It confines commands and git, not this process's own `fileUpload` /
+   * `fileDownload` calls, which stay host-side.
+   */
+  sandbox?: true | LocalSandboxOptions | undefined;
 }
+
+/** Sandbox options of a {@link LocalWorkspace}; its working dir is the workspace's. */
+export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
 
 /**
  * A workspace on this machine. Commands run with `bash -c` in their own process group, so a
@@ -38,22 +53,35 @@ export class LocalWorkspace extends BaseWorkspace {
   readonly #env: Record<string, string>;
   /** Aborted by `close()`: stops every command still running. */
   readonly #closing = new AbortController();
+  readonly #sandboxOptions: LocalSandboxOptions | undefined;
+  /** The sandbox being started or running; shared by concurrent first calls. */
+  #sandbox: Promise<BubblewrapSandbox> | undefined;
 
+  /** @throws WorkspaceError `NOT_SUPPORTED` when `sandbox` is asked for off Linux. */
   constructor(options: LocalWorkspaceOptions = {}) {
     super({ workingDir: path.resolve(options.workingDir ?? process.cwd()) });
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.#env = options.env ?? {};
+    if (options.sandbox !== undefined && process.platform !== 'linux') {
+      throw new WorkspaceError({
+        code: 'NOT_SUPPORTED',
+        message: `command sandbox needs Linux with bubblewrap (this is ${process.platform})`,
+      });
+    }
+    this.#sandboxOptions = options.sandbox === true ? {} : options.sandbox;
     // Every running command listens on this signal; any number may run at once.
     setMaxListeners(0, this.#closing.signal);
   }
 
-  protected runCommand(request: CommandRequest): Promise<CommandResult> {
+  protected async runCommand(request: CommandRequest): Promise<CommandResult> {
     const closing = this.#closing.signal;
+    const sandbox = await this.#commandSandbox();
     return runLocalCommand({
       ...request,
       env: { ...this.#env, ...request.env },
       signal: request.signal ? AbortSignal.any([request.signal, closing]) : closing,
       maxOutputBytes: this.#maxOutputBytes,
+      sandbox,
     });
   }
 
@@ -71,12 +99,12 @@ export class LocalWorkspace extends BaseWorkspace {
     return copyFileAtomic({ sourcePath, destinationPath });
   }
 
-  protected runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return readGitChanges({ path: repositoryPath });
+  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
+    return readGitChanges({ path: repositoryPath, sandbox: await this.#commandSandbox() });
   }
 
-  protected runGitDiff(filePath: string): Promise<GitDiff> {
-    return readGitDiff({ path: filePath });
+  protected async runGitDiff(filePath: string): Promise<GitDiff> {
+    return readGitDiff({ path: filePath, sandbox: await this.#commandSandbox() });
   }
 
   /** Nothing to suspend on this machine: resolves at once. */
@@ -87,5 +115,26 @@ export class LocalWorkspace extends BaseWorkspace {
 
   protected async runClose(): Promise<void> {
     this.#closing.abort(new Error('workspace closed'));
+    const sandbox = await this.#sandbox?.catch(() => undefined);
+    await sandbox?.close();
+  }
+
+  /** The sandbox, started on first use; `undefined` without the `sandbox` option. */
+  #commandSandbox(): Promise<BubblewrapSandbox | undefined> {
+    const options = this.#sandboxOptions;
+    if (options === undefined) return Promise.resolve(undefined);
+    if (this.#sandbox === undefined) {
+      const starting = BubblewrapSandbox.start({
+        ...options,
+        workingDir: this.workingDir,
+        signal: this.#closing.signal,
+      });
+      // A failed start (say, EMFILE) is not remembered: the next call tries again.
+      starting.catch(() => {
+        if (this.#sandbox === starting) this.#sandbox = undefined;
+      });
+      this.#sandbox = starting;
+    }
+    return this.#sandbox;
   }
 }

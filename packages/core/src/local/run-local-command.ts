@@ -1,4 +1,5 @@
 import type { CommandResult } from '@agent-workspace/protocol';
+import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import { startLocalCommand } from './start-local-command.js';
 
@@ -11,6 +12,11 @@ export interface RunLocalCommandOptions extends CommandRequest {
   maxOutputBytes: number;
   /** Shell to run `-c <command>` with. Default: `bash` found once on this process's `PATH`. */
   shell?: string | undefined;
+  /**
+   * Run the command inside this sandbox. `cwd` is then the path inside it (the working dir has
+   * the same path on both sides); a shell missing inside gives exit code 127, not `SPAWN_ERROR`.
+   */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /**
@@ -26,8 +32,9 @@ export interface RunLocalCommandOptions extends CommandRequest {
  * - Stdin is closed; use {@link startLocalCommand} to write to it or to signal the command.
  *
  * @throws WorkspaceError `INVALID_CWD` when `cwd` is missing or not a directory, `SPAWN_ERROR`
- * when bash cannot start, `ABORTED` when `signal` fires, `INVALID_ARGUMENT` for a bad cap or
- * NUL bytes in the command or env.
+ * when bash cannot start (`details.errno`), `SANDBOX_EXITED` when the sandbox is closed or
+ * died, `ABORTED` when `signal` fires, `INVALID_ARGUMENT`
+ * for a bad cap, a command over `MAX_COMMAND_BYTES`, or NUL bytes or too much in the env.
  * An error thrown by `onStdout`/`onStderr` stops the command and rejects with that error.
  */
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<CommandResult> {

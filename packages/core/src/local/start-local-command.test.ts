@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { MAX_COMMAND_BYTES, MAX_ENV_BYTES } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { rejectionOf } from '../testing/rejection-of.js';
@@ -149,5 +150,44 @@ describe('startLocalCommand', () => {
     const error = await rejectionOf(handle.result);
     expect(WorkspaceError.isInstance(error, 'SPAWN_ERROR')).toBe(true);
     expect(() => handle.signal('SIGTERM')).not.toThrow();
+  });
+
+  it('runs a command of exactly MAX_COMMAND_BYTES and refuses one byte more as INVALID_ARGUMENT', async () => {
+    // `echo ok` then a comment padded with multi-byte characters up to the limit.
+    const head = 'echo ok #';
+    const padding = MAX_COMMAND_BYTES - Buffer.byteLength(head);
+    const longest = `${head}${'é'.repeat(Math.floor(padding / 2))}${'x'.repeat(padding % 2)}`;
+    expect(Buffer.byteLength(longest)).toBe(MAX_COMMAND_BYTES);
+    expect(await start(longest).result).toMatchObject({ exitCode: 0, stdout: 'ok\n' });
+
+    let thrown: unknown;
+    try {
+      start(`${longest}x`);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(WorkspaceError.isInstance(thrown, 'INVALID_ARGUMENT'), String(thrown)).toBe(true);
+    expect((thrown as WorkspaceError).details).toEqual({ field: 'command' });
+    expect((thrown as Error).message).toContain(String(MAX_COMMAND_BYTES));
+  });
+
+  it('refuses an environment over MAX_ENV_BYTES or with a bad name, naming the field', () => {
+    const big = { A: 'x'.repeat(100_000), B: 'x'.repeat(100_000), C: 'x'.repeat(100_000) };
+    expect(() => start('true', { env: big })).toThrowError(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'env' } }),
+    );
+    expect(Object.values(big).join('').length).toBeGreaterThan(MAX_ENV_BYTES);
+    expect(() => start('true', { env: { 'A=B': 'x' } })).toThrowError(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'env.A=B' } }),
+    );
+  });
+
+  it('reports a shell that cannot start as SPAWN_ERROR with errno and the program', async () => {
+    const error = await rejectionOf(start('true', { shell: '/nonexistent/bash' }).result);
+    expect(WorkspaceError.isInstance(error, 'SPAWN_ERROR')).toBe(true);
+    expect((error as WorkspaceError).details).toEqual({
+      program: '/nonexistent/bash',
+      errno: 'ENOENT',
+    });
   });
 });

@@ -1,10 +1,14 @@
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import type { CommandResult } from '@agent-workspace/protocol';
-import { execa } from 'execa';
+import type { Writable } from 'node:stream';
+import {
+  type CommandResult,
+  checkCommandEnvironment,
+  checkCommandText,
+} from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { findExecutable } from '../process/find-executable.js';
+import { type ChildExit, spawnChild } from '../process/spawn-child.js';
 import { abortedError, invalidArgument } from '../workspace/base-workspace.js';
 import {
   killProcessGroup,
@@ -33,7 +37,10 @@ export interface StartLocalCommandOptions extends RunLocalCommandOptions {
 
 /** A command started by {@link startLocalCommand}. */
 export interface LocalCommandHandle {
-  /** Process id of bash, which leads the command's process group; `undefined` if it never started. */
+  /**
+   * Process id of bash (with a sandbox: of the host process that entered it), which leads the
+   * command's process group; `undefined` if it never started.
+   */
   readonly pid: number | undefined;
   /** Settles like `runLocalCommand`'s promise. */
   readonly result: Promise<CommandResult>;
@@ -54,8 +61,10 @@ export interface LocalCommandHandle {
  * with a handle to feed its stdin, signal it and await its result. Semantics of the result
  * (drain, timeout, abort, output caps, callbacks) are those of `runLocalCommand`.
  *
- * @throws WorkspaceError synchronously: `INVALID_CWD`, `INVALID_ARGUMENT` or `ABORTED` (no
- * process is started). A shell that cannot start rejects `result` with `SPAWN_ERROR`.
+ * @throws WorkspaceError synchronously: `INVALID_CWD`, `INVALID_ARGUMENT` (a command over
+ * `MAX_COMMAND_BYTES`, NUL bytes, an environment over the limits of `checkCommandEnvironment`)
+ * or `ABORTED`; no process is started. A shell that cannot start rejects `result` with
+ * `SPAWN_ERROR` (`details.errno`), a sandbox that is gone with `SANDBOX_EXITED`.
  */
 export function startLocalCommand(options: StartLocalCommandOptions): LocalCommandHandle {
   const { maxOutputBytes, signal } = options;
@@ -65,21 +74,13 @@ export function startLocalCommand(options: StartLocalCommandOptions): LocalComma
       `must be a non-negative integer, got ${String(maxOutputBytes)}`,
     );
   }
-  if (options.command.includes('\0'))
-    throw invalidArgument('command', 'must not contain NUL bytes');
-  for (const [name, value] of Object.entries(options.env)) {
-    if (value.includes('\0')) throw invalidArgument(`env.${name}`, 'must not contain NUL bytes');
-  }
+  const problem = checkCommandText(options.command) ?? checkCommandEnvironment(options.env);
+  if (problem) throw invalidArgument(problem.field, problem.reason);
   assertDirectory(options.cwd);
   if (signal?.aborted) throw abortedError(signal);
   let controls: HandleControls | undefined;
   const result = new Promise<CommandResult>((resolve, reject) => {
-    try {
-      controls = run(options, resolve, reject);
-    } catch (error) {
-      // execa validates some input synchronously; anything it rejects is a spawn failure.
-      reject(spawnError(options, error));
-    }
+    controls = run(options, resolve, reject);
   });
   return controls ? { ...controls, result } : unstartedHandle(result);
 }
@@ -97,20 +98,17 @@ function run(
   const startedAt = performance.now();
   const stdout = new OutputCapture(options.maxOutputBytes, options.onStdout);
   const stderr = new OutputCapture(options.maxOutputBytes, options.onStderr);
-  const subprocess = execa(options.shell ?? bashPath(), ['-c', command], {
+  const child = spawnChild({
+    file: options.shell ?? bashPath(),
+    args: ['-c', command],
     cwd: options.cwd,
-    env: options.env,
-    extendEnv: options.extendEnv ?? true,
+    env: (options.extendEnv ?? true) ? { ...process.env, ...options.env } : options.env,
     stdin: options.stdin ?? 'ignore',
     detached: true,
-    buffer: false,
-    encoding: 'buffer',
-    stripFinalNewline: false,
-    reject: false,
+    sandbox: options.sandbox,
   });
-  const { pid } = subprocess;
-  const streams = [subprocess.stdout, subprocess.stderr] as Readable[];
-  const stdin = subprocess.stdin as Writable | null;
+  const { pid, stdin } = child;
+  const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
   // EPIPE when the command stops reading: surfaced through `writeStdin`, never thrown.
   stdin?.on('error', () => {});
 
@@ -207,7 +205,7 @@ function run(
     });
   }
 
-  subprocess.once('exit', (code, exitSignal) => {
+  const onExit = ({ code, signal: exitSignal }: ChildExit): void => {
     exited = true;
     durationMs = performance.now() - startedAt;
     exitCode = code ?? (exitSignal ? 128 + (osConstants.signals[exitSignal] ?? 0) : -1);
@@ -221,23 +219,15 @@ function run(
     // Something still holds the pipes: drain briefly; setImmediate lets one more poll
     // phase read data that is already waiting.
     drainTimer = setTimeout(() => setImmediate(detachStreams), OUTPUT_DRAIN_MS);
-  });
+  };
   const onSpawnFailure = (error: unknown): void => {
-    if (exited || settled) return;
+    if (settled) return;
     settled = true;
     clearTimeout(timeoutTimer);
     signal?.removeEventListener('abort', onAbort);
-    reject(spawnError(options, error));
+    reject(error);
   };
-  subprocess.once('error', (error) => {
-    if (subprocess.pid === undefined) onSpawnFailure(error);
-  });
-  subprocess.then(
-    (result) => {
-      if (result.failed && !exited) onSpawnFailure(result.cause ?? result);
-    },
-    (error: unknown) => onSpawnFailure(error),
-  );
+  child.exit.then(onExit, onSpawnFailure);
 
   return {
     pid,
@@ -278,15 +268,6 @@ function unstartedHandle(result: Promise<CommandResult>): LocalCommandHandle {
   };
 }
 
-/** The `SPAWN_ERROR` for a shell that could not be started. */
-function spawnError(options: StartLocalCommandOptions, error: unknown): WorkspaceError {
-  return new WorkspaceError({
-    code: 'SPAWN_ERROR',
-    message: `cannot start ${options.shell ?? 'bash'}: ${errorMessage(error)}`,
-    cause: error,
-  });
-}
-
 /**
  * Throws `INVALID_CWD` unless `cwd` is an existing directory. Synchronous on purpose: one local
  * stat costs microseconds, while a thread-pool round trip would add latency to every command.
@@ -323,19 +304,7 @@ let cachedBashPath: string | undefined;
  * override cannot make the shell itself unfindable. Falls back to plain `bash`.
  */
 function bashPath(): string {
-  if (cachedBashPath) return cachedBashPath;
-  cachedBashPath = 'bash';
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, 'bash');
-    try {
-      accessSync(candidate, fsConstants.X_OK);
-      cachedBashPath = candidate;
-      break;
-    } catch {
-      // Not here; keep looking.
-    }
-  }
+  cachedBashPath ??= findExecutable('bash', process.env.PATH ?? '') ?? 'bash';
   return cachedBashPath;
 }
 

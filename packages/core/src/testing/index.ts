@@ -1,3 +1,4 @@
+export { commandSandboxSkipReason } from './command-sandbox-skip-reason.js';
 export type { ContractContext } from './contract-context.js';
 export {
   describeWorkspaceContract,

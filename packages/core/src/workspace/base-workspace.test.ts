@@ -1,9 +1,10 @@
 import path from 'node:path';
-import type {
-  CommandResult,
-  FileOperationResult,
-  GitChange,
-  GitDiff,
+import {
+  type CommandResult,
+  type FileOperationResult,
+  type GitChange,
+  type GitDiff,
+  MAX_ENV_VARIABLES,
 } from '@agent-workspace/protocol';
 import { describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -184,6 +185,29 @@ describe('BaseWorkspace', () => {
         workspace.executeCommand('true', { env: { OK: 'x', BAD: 1 as unknown as string } }),
         'INVALID_ARGUMENT',
         'env.BAD',
+      );
+      expect(workspace.commands).toEqual([]);
+    });
+
+    it('rejects env names and sizes the command limits refuse, naming the field', async () => {
+      const workspace = make();
+      await expectError(
+        workspace.executeCommand('true', { env: { 'A=B': 'x' } }),
+        'INVALID_ARGUMENT',
+        'env.A=B',
+      );
+      await expectError(
+        workspace.executeCommand('true', { env: { NUL: 'a\0b' } }),
+        'INVALID_ARGUMENT',
+        'env.NUL',
+      );
+      const tooMany = Object.fromEntries(
+        Array.from({ length: MAX_ENV_VARIABLES + 1 }, (_, i) => [`V${i}`, '1']),
+      );
+      await expectError(
+        workspace.executeCommand('true', { env: tooMany }),
+        'INVALID_ARGUMENT',
+        'env',
       );
       expect(workspace.commands).toEqual([]);
     });

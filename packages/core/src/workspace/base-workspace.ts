@@ -1,9 +1,10 @@
 import path from 'node:path';
-import type {
-  CommandResult,
-  FileOperationResult,
-  GitChange,
-  GitDiff,
+import {
+  type CommandResult,
+  checkCommandEnvironment,
+  type FileOperationResult,
+  type GitChange,
+  type GitDiff,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { ExecuteCommandOptions, Workspace } from './workspace.js';
@@ -64,11 +65,8 @@ export abstract class BaseWorkspace implements Workspace {
     }
     const timeoutMs = positiveOption(options.timeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, 'timeoutMs');
     const env = options.env ?? {};
-    for (const [name, value] of Object.entries(env)) {
-      if (typeof value !== 'string') {
-        throw invalidArgument(`env.${name}`, `must be a string, got ${typeof value}`);
-      }
-    }
+    const problem = checkCommandEnvironment(env);
+    if (problem) throw invalidArgument(problem.field, problem.reason);
     if (options.signal?.aborted) throw abortedError(options.signal);
     return this.runCommand({
       command,

@@ -65,7 +65,8 @@ export async function writeStreamAtomic(options: WriteStreamAtomicOptions): Prom
     try {
       await pipeline(source, output);
     } finally {
-      if (!output.closed) await new Promise((resolve) => output.once('close', resolve));
+      if (!output.closed)
+        await new Promise<void>((resolve) => output.once('close', () => resolve()));
     }
     verify?.();
     renameSync(directory.child(temporary), directory.child(name));

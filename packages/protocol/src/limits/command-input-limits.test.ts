@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { executeBashRequestWireSchema } from '../models/execute-bash-request.js';
 import { execClientFrameWireSchema } from '../models/exec-stream-frame.js';
+import { executeBashRequestWireSchema } from '../models/execute-bash-request.js';
 import {
   checkCommandEnvironment,
   checkCommandText,
@@ -49,7 +49,10 @@ describe('command input limits', () => {
     expect(checkCommandEnvironment(many)?.field).toBe('env');
     const value = 'x'.repeat(64 * 1024);
     const large = Object.fromEntries(
-      Array.from({ length: Math.ceil(MAX_ENV_BYTES / value.length) + 1 }, (_, i) => [`V${i}`, value]),
+      Array.from({ length: Math.ceil(MAX_ENV_BYTES / value.length) + 1 }, (_, i) => [
+        `V${i}`,
+        value,
+      ]),
     );
     expect(checkCommandEnvironment(large)).toEqual({
       field: 'env',

@@ -64,7 +64,8 @@ export function checkCommandEnvironment(
     if (name === '' || name.includes('=') || name.includes('\0')) {
       return { field, reason: 'is not a valid variable name (empty, or holds = or NUL)' };
     }
-    if (typeof value !== 'string') return { field, reason: `must be a string, got ${typeof value}` };
+    if (typeof value !== 'string')
+      return { field, reason: `must be a string, got ${typeof value}` };
     if (value.includes('\0')) return { field, reason: 'must not contain NUL bytes' };
     const bytes = utf8ByteLength(name) + 1 + utf8ByteLength(value);
     if (bytes > MAX_COMMAND_BYTES) {

@@ -35,6 +35,9 @@ export class BashEventLog {
   #fileBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<void> = Promise.resolve();
+  /** Bytes handed to writes (appends and rewrites) that have not completed. */
+  #backlog = 0;
+  readonly #onDrained = new Set<() => void>();
 
   /**
    * @param dir - State directory; created if missing.
@@ -48,6 +51,25 @@ export class BashEventLog {
   /** Bytes the log file holds once pending writes land (live and dropped events). */
   get fileBytes(): number {
     return this.#fileBytes;
+  }
+
+  /**
+   * Bytes queued but not yet written (pending lines, queued appends and rewrites). Callers that
+   * produce events keep it bounded by pausing their producers (see {@link BashEventLog.whenDrained}).
+   */
+  get backlogBytes(): number {
+    return this.#backlog + this.#pendingBytes;
+  }
+
+  /** Calls `listener` once, when the backlog has dropped to `bytes` or below. */
+  whenDrained(bytes: number, listener: () => void): void {
+    const check = (): void => {
+      if (this.backlogBytes > bytes) return;
+      this.#onDrained.delete(check);
+      listener();
+    };
+    this.#onDrained.add(check);
+    check();
   }
 
   /** Reads the events logged in `dir`; a missing log reads as empty. */
@@ -96,7 +118,7 @@ export class BashEventLog {
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#fileBytes = bytes;
-    this.#enqueue(() => this.#replace(lines));
+    this.#enqueue(() => this.#replace(lines), bytes);
   }
 
   /** Writes pending lines; resolves when every queued operation is done. */
@@ -109,7 +131,7 @@ export class BashEventLog {
       this.#pendingBytes = 0;
       this.#enqueue(async () => {
         await this.#handle?.write(text);
-      });
+      }, text.length);
     }
     return this.#chain;
   }
@@ -130,8 +152,15 @@ export class BashEventLog {
     await this.#chain;
   }
 
-  #enqueue(operation: () => Promise<void>): void {
-    this.#chain = this.#chain.then(operation).catch((error: unknown) => this.#onError(error));
+  #enqueue(operation: () => Promise<void>, bytes = 0): void {
+    this.#backlog += bytes;
+    this.#chain = this.#chain
+      .then(operation)
+      .catch((error: unknown) => this.#onError(error))
+      .finally(() => {
+        this.#backlog -= bytes;
+        for (const check of [...this.#onDrained]) check();
+      });
   }
 
   /** Writes `lines` to a temporary file, renames it over the log and reopens for appending. */

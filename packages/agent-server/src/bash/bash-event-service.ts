@@ -33,6 +33,10 @@ export const CLOSE_GRACE_MS = 1000;
 /** Log bytes beyond twice the live events (plus this) trigger a compaction. */
 const COMPACTION_SLACK_BYTES = 1024 * 1024;
 
+/** Unwritten log bytes at which commands' output stops being read, and where it resumes. */
+const LOG_BACKLOG_HIGH_BYTES = 8 * 1024 * 1024;
+const LOG_BACKLOG_LOW_BYTES = 2 * 1024 * 1024;
+
 /** Options of {@link BashEventService}. */
 export interface BashEventServiceOptions {
   /** Resolves cwds; its working directory is the default cwd. */
@@ -75,6 +79,8 @@ export class BashEventService {
   readonly #onError: (error: unknown) => void;
   readonly #holds: CommandHolds;
   #starting = 0;
+  /** True while commands' output is paused until the log catches up. */
+  #outputPaused = false;
   #log: BashEventLog | undefined;
   #purgeTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -205,6 +211,7 @@ export class BashEventService {
       });
     });
     this.#running.set(commandId, { handle, stdin: request.stdin === true, completion });
+    if (this.#outputPaused) handle.pauseOutput();
     const release = this.#holds.started(commandId, request.detached) ?? (() => {});
     return { event, pid: handle.pid, completion, release };
   }
@@ -320,12 +327,27 @@ export class BashEventService {
     void running.completion.then(() => clearTimeout(kill));
   }
 
+  /**
+   * Stops reading every command's output until the log has written most of what it queued: a
+   * command printing faster than the disk takes its events then waits on its pipe, instead of
+   * the server's memory holding the difference.
+   */
+  #pauseOutput(log: BashEventLog): void {
+    this.#outputPaused = true;
+    for (const running of this.#running.values()) running.handle.pauseOutput();
+    log.whenDrained(LOG_BACKLOG_LOW_BYTES, () => {
+      this.#outputPaused = false;
+      for (const running of this.#running.values()) running.handle.resumeOutput();
+    });
+  }
+
   /** Persists and publishes a new event. */
   #add(appended: AppendedBashEvent): AppendedBashEvent {
     const log = this.#log;
     if (log) {
       log.append(appended.line);
       if (appended.markerLine !== undefined) log.append(appended.markerLine);
+      if (!this.#outputPaused && log.backlogBytes > LOG_BACKLOG_HIGH_BYTES) this.#pauseOutput(log);
       if (log.fileBytes > 2 * this.#store.bytes + COMPACTION_SLACK_BYTES) {
         log.rewrite(this.#store.lines(), this.#store.bytes);
       }

@@ -169,5 +169,26 @@ describe('git routes', () => {
         });
       }
     });
+
+    it('answers 403 for a repository whose git directory lies outside', async () => {
+      await mkdir(path.join(confined.dir, 'evil'));
+      await writeFile(
+        path.join(confined.dir, 'evil/.git'),
+        `gitdir: ${path.join(outside, '.git')}\n`,
+      );
+      await writeFile(path.join(confined.dir, 'evil/a.txt'), 'changed\n');
+      for (const [route, target] of [
+        ['changes', 'evil'],
+        ['diff', 'evil/a.txt'],
+      ] as const) {
+        const response = await fetch(
+          `${confined.url}/api/git/${route}?${new URLSearchParams({ path: target })}`,
+        );
+        expect(response.status, `${route} ${await response.clone().text()}`).toBe(403);
+        expect(((await response.json()) as { detail: string }).detail).toContain(
+          'git directory is outside the working directory',
+        );
+      }
+    });
   });
 });

@@ -64,6 +64,11 @@ function gitHttpError(error: unknown): unknown {
   return error;
 }
 
+/** The real working directory git reads must stay in, when the server is confined. */
+function confineTo(context: ServerContext): string | undefined {
+  return context.options.confineToWorkingDir ? context.paths.rootRealPath : undefined;
+}
+
 /**
  * The path git and the file reads work with for a directory opened through the walker: on Linux
  * without a sandbox the open directory itself (`/proc/self/fd/<fd>`, which child processes enter
@@ -110,6 +115,7 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
             readGitChanges({
               path: workPath(directory, context),
               sandbox: context.sandbox,
+              confineTo: confineTo(context),
               ...(ref !== undefined && { ref }),
             }),
           directory,
@@ -142,6 +148,7 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
             readGitDiff({
               path: target,
               sandbox: context.sandbox,
+              confineTo: confineTo(context),
               ...(ref !== undefined && { ref }),
               ...(commit !== undefined && { commit }),
             }),

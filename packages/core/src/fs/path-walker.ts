@@ -68,6 +68,11 @@ export class PathWalker {
     this.#root = DirectoryHandle.open(confine ? realPath : '/');
   }
 
+  /** Real path of `workingDir` when the walker was opened (what confinement compares with). */
+  get rootRealPath(): string {
+    return this.#rootRealPath;
+  }
+
   /** Opens the root directory of the walks. Throws the file-system error if it cannot. */
   static open(options: PathWalkerOptions): PathWalker {
     const workingDir = path.resolve(options.workingDir);

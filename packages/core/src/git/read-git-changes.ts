@@ -4,6 +4,7 @@ import type { GitChange } from '@agent-workspace/protocol';
 import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { invalidArgument } from '../workspace/base-workspace.js';
+import { assertRepositoryInside } from './assert-repository-inside.js';
 import { findRepositories } from './find-repositories.js';
 import { parseNameStatus, splitNul } from './parse-name-status.js';
 import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
@@ -32,6 +33,12 @@ export interface ReadGitChangesOptions {
    * walks and `.git` probes of this function stay on the host.
    */
   sandbox?: CommandSandbox | undefined;
+  /**
+   * Real path of the directory everything must stay in: repositories found (the one asked
+   * about and nested ones) whose work tree, git directory, common directory or object
+   * alternates lie outside it are `FORBIDDEN`, and git never looks above it for a repository.
+   */
+  confineTo?: string | undefined;
 }
 
 /**
@@ -59,7 +66,7 @@ export interface ReadGitChangesOptions {
  * - Each git call is bounded by 30 s; nothing is written to the repository (no optional locks).
  */
 export async function readGitChanges(options: ReadGitChangesOptions): Promise<GitChange[]> {
-  const { path: target, ref, signal, sandbox } = options;
+  const { path: target, ref, signal, sandbox, confineTo } = options;
   if (typeof target !== 'string' || !path.isAbsolute(target)) {
     throw invalidArgument('path', `must be an absolute path, got ${JSON.stringify(target)}`);
   }
@@ -69,7 +76,7 @@ export async function readGitChanges(options: ReadGitChangesOptions): Promise<Gi
   if (!stats.isDirectory()) throw invalidArgument('path', `must be a directory: ${target}`);
 
   const unique = new Map<string, GitChange>();
-  for (const change of await collect(target, ref, false, { signal, sandbox })) {
+  for (const change of await collect(target, ref, false, { signal, sandbox, confineTo })) {
     if (!unique.has(change.path)) unique.set(change.path, change);
   }
   return [...unique.values()].sort((a, b) =>
@@ -97,6 +104,7 @@ async function collect(
   }
   // "false" inside a .git directory or a bare repository: there is no work tree to report.
   if (stripFinalNewline(probe.stdout) !== 'true') return [];
+  await assertRepositoryInside(git);
 
   let base: string;
   try {

@@ -1,10 +1,12 @@
-import { lstat, readFile, readlink, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, open, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitDiff } from '@agent-workspace/protocol';
 import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { invalidArgument } from '../workspace/base-workspace.js';
 import { parseNameStatusRecords, splitNul } from './parse-name-status.js';
+import { assertRepositoryInside } from './assert-repository-inside.js';
 import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
 import {
   type GitPlace,
@@ -36,6 +38,12 @@ export interface ReadGitDiffOptions {
    * read on the host.
    */
   sandbox?: CommandSandbox | undefined;
+  /**
+   * Real path of the directory everything must stay in: a repository reaching outside it (see
+   * `assertRepositoryInside`) and a file with more than one hard link are `FORBIDDEN`; the file
+   * is read without following a link swapped in after the check.
+   */
+  confineTo?: string | undefined;
 }
 
 /**
@@ -59,7 +67,7 @@ export interface ReadGitDiffOptions {
  *   failure is `GIT_ERROR` with git's standard error.
  */
 export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff> {
-  const { path: target, ref, commit, signal, sandbox } = options;
+  const { path: target, ref, commit, signal, sandbox, confineTo } = options;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_DIFF_FILE_BYTES;
   if (typeof target !== 'string' || !path.isAbsolute(target)) {
     throw invalidArgument('path', `must be an absolute path, got ${JSON.stringify(target)}`);
@@ -74,7 +82,7 @@ export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff>
 
   const { dir, relative } = await locate(target);
   const probeArgs = ['rev-parse', '--is-inside-work-tree'];
-  const git: GitPlace = { cwd: dir, signal, sandbox };
+  const git: GitPlace = { cwd: dir, signal, sandbox, confineTo };
   const probe = await runGit(probeArgs, git);
   if (probe.exitCode !== 0 && !isNotRepositoryError(probe.stderr)) {
     throw gitFailure(probeArgs, probe);
@@ -82,9 +90,10 @@ export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff>
   if (probe.exitCode !== 0 || stripFinalNewline(probe.stdout) !== 'true') {
     return { modified: null, original: null };
   }
+  await assertRepositoryInside(git);
 
   const base = await resolveBaseRef({ ...git, ref, commit });
-  const modified = kind === 'missing' ? undefined : await readCurrent(target, maxFileBytes);
+  const modified = kind === 'missing' ? undefined : await readCurrent(target, maxFileBytes, confineTo !== undefined);
   const read: BaseRead = { base, git, maxFileBytes, target };
   let original = await readAtBase(read, relative, false);
   if (original === undefined && modified !== undefined) {
@@ -175,19 +184,42 @@ async function renameSource(
   return rename?.fromPath;
 }
 
-/** The file's text now; `undefined` when it disappeared meanwhile. */
-async function readCurrent(target: string, maxFileBytes: number): Promise<string | undefined> {
+/**
+ * The file's text now (a link's target text); `undefined` when it disappeared meanwhile. The
+ * file is opened without following a link, so one swapped in after `lstat` is not read through;
+ * with `refuseHardLinks`, a file with several names is `FORBIDDEN`.
+ */
+async function readCurrent(
+  target: string,
+  maxFileBytes: number,
+  refuseHardLinks: boolean,
+): Promise<string | undefined> {
+  let handle: FileHandle | undefined;
   try {
     const stats = await lstat(target);
     if (stats.isSymbolicLink()) return await readlink(target, 'utf8');
-    assertSize(stats.size, maxFileBytes, target);
-    const bytes = await readFile(target);
+    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw invalidArgument('path', `is not a regular file: ${target}`);
+    if (refuseHardLinks && opened.nlink > 1) {
+      throw new WorkspaceError({
+        code: 'FORBIDDEN',
+        message: `path is a hard link (${opened.nlink} names); a confined server refuses files with more than one name: ${target}`,
+        details: { field: 'path', reason: 'hard-link' },
+      });
+    }
+    assertSize(opened.size, maxFileBytes, target);
+    const bytes = await handle.readFile();
     assertSize(bytes.length, maxFileBytes, target);
     return decodeText(bytes);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    // A link swapped in between lstat and open.
+    if (code === 'ELOOP') return await readlink(target, 'utf8');
     throw error;
+  } finally {
+    await handle?.close();
   }
 }
 

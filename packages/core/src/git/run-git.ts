@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -24,10 +25,15 @@ export interface RunGitOptions {
   maxBuffer?: number;
   /** Run git inside this sandbox (`cwd` is then the path inside it). */
   sandbox?: CommandSandbox | undefined;
+  /**
+   * Real path of a directory git must not look above for a repository
+   * (`GIT_CEILING_DIRECTORIES` is its parent); see `assertRepositoryInside`.
+   */
+  confineTo?: string | undefined;
 }
 
-/** Where and how a sequence of git calls runs: directory, cancellation, sandbox. */
-export type GitPlace = Pick<RunGitOptions, 'cwd' | 'signal' | 'sandbox'>;
+/** Where and how a sequence of git calls runs: directory, cancellation, sandbox, confinement. */
+export type GitPlace = Pick<RunGitOptions, 'cwd' | 'signal' | 'sandbox' | 'confineTo'>;
 
 /** A finished git call; a non-zero `exitCode` is a result, not an exception. */
 export interface GitResult<Output extends string | Uint8Array = string> {
@@ -64,9 +70,10 @@ const repositoryVariables = new Set([
 /**
  * The environment of every git call: the process environment without variables that redirect
  * repository discovery, plus no optional locks (never write the index behind the user's back),
- * literal pathspecs, no prompts and the C locale (so "not a git repository" is recognisable).
+ * literal pathspecs, no prompts and the C locale (so "not a git repository" is recognisable);
+ * with `confineTo`, no discovery above it.
  */
-function gitEnvironment(): Record<string, string> {
+function gitEnvironment(confineTo: string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !repositoryVariables.has(name)) env[name] = value;
@@ -77,6 +84,7 @@ function gitEnvironment(): Record<string, string> {
     GIT_LITERAL_PATHSPECS: '1',
     GIT_TERMINAL_PROMPT: '0',
     LC_ALL: 'C',
+    ...(confineTo !== undefined && { GIT_CEILING_DIRECTORIES: path.dirname(confineTo) }),
   };
 }
 
@@ -144,7 +152,7 @@ async function run(
     file: 'git',
     args: [...globalArgs, ...args],
     cwd: options.cwd,
-    env: gitEnvironment(),
+    env: gitEnvironment(options.confineTo),
     stdin: options.input === undefined ? 'ignore' : 'pipe',
     detached: true,
     sandbox: options.sandbox,

@@ -118,6 +118,37 @@ describe('startLocalCommand', () => {
     expect(result.stdout).toBe('ready\nchild got TERM\n');
   });
 
+  it('stops reading output while paused, so the command blocks, and loses nothing', async () => {
+    let received = 0;
+    const handle = start(`head -c ${4 * 1024 * 1024} /dev/zero; echo done > finished`, {
+      maxOutputBytes: 8 * 1024 * 1024,
+      onStdout: (chunk) => {
+        received += chunk.length;
+      },
+    });
+    handle.pauseOutput();
+    // The pipe (64 KiB) fills and `head` blocks: the command cannot finish while paused.
+    const blocked = await Promise.race([
+      handle.result.then(() => 'finished'),
+      new Promise((resolve) => setTimeout(resolve, 500, 'blocked')),
+    ]);
+    expect(blocked).toBe('blocked');
+    expect(received).toBe(0);
+    handle.resumeOutput();
+    const result = await handle.result;
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.length).toBe(4 * 1024 * 1024);
+  });
+
+  it('keeps output written before exit that was still in the pipe while paused', async () => {
+    const handle = start("printf 'tail end'");
+    handle.pauseOutput();
+    // Longer than the drain after exit: the drain starts again on resume.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    handle.resumeOutput();
+    expect((await handle.result).stdout).toBe('tail end');
+  });
+
   it('ignores signals once bash has exited', async () => {
     const handle = start('exit 3');
     const result = await handle.result;

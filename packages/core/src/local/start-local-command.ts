@@ -54,6 +54,14 @@ export interface LocalCommandHandle {
   closeStdin(): void;
   /** Sends `name` to the command's process group; does nothing once bash has exited. */
   signal(name: NodeJS.Signals): void;
+  /**
+   * Stops reading the command's output until {@link LocalCommandHandle.resumeOutput}: the pipes
+   * fill and the command blocks on its next write (backpressure for a consumer that is behind).
+   * Time paused counts towards the timeout; output written before bash exits is not lost.
+   */
+  pauseOutput(): void;
+  /** Reads the command's output again. Idempotent. */
+  resumeOutput(): void;
 }
 
 /**
@@ -122,6 +130,9 @@ function run(
   let openStreams = streams.length;
   let kill: ProcessGroupKill | undefined;
   let drainTimer: NodeJS.Timeout | undefined;
+  let paused = false;
+  /** The drain after bash exited ended while paused: it starts again on resume. */
+  let drainDeferred = false;
 
   const stop = (): void => {
     if (kill || exited || pid === undefined) return;
@@ -218,8 +229,18 @@ function run(
     }
     // Something still holds the pipes: drain briefly; setImmediate lets one more poll
     // phase read data that is already waiting.
-    drainTimer = setTimeout(() => setImmediate(detachStreams), OUTPUT_DRAIN_MS);
+    startDrain();
   };
+  function startDrain(): void {
+    drainTimer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (paused) drainDeferred = true;
+          else detachStreams();
+        }),
+      OUTPUT_DRAIN_MS,
+    );
+  }
   const onSpawnFailure = (error: unknown): void => {
     if (settled) return;
     settled = true;
@@ -237,6 +258,20 @@ function run(
     },
     signal: (name) => {
       if (pid !== undefined && !exited) signalProcessGroup(pid, name);
+    },
+    pauseOutput: () => {
+      if (settled || paused) return;
+      paused = true;
+      for (const stream of streams) stream.pause();
+    },
+    resumeOutput: () => {
+      if (!paused) return;
+      paused = false;
+      for (const stream of streams) stream.resume();
+      if (drainDeferred) {
+        drainDeferred = false;
+        startDrain();
+      }
     },
   };
 }
@@ -265,6 +300,8 @@ function unstartedHandle(result: Promise<CommandResult>): LocalCommandHandle {
     writeStdin: () => writeTo(null, false, ''),
     closeStdin: () => {},
     signal: () => {},
+    pauseOutput: () => {},
+    resumeOutput: () => {},
   };
 }
 

@@ -25,17 +25,15 @@ import { commandEnvironment } from './command-environment.js';
 import { CommandHolds } from './command-holds.js';
 import { launchBashCommand } from './launch-bash-command.js';
 import { OutputCoalescer } from './output-coalescer.js';
+import { OutputGate } from './output-gate.js';
 import type { StoredEventWire } from './persisted-bash-event.js';
+import { restoreBashHistory } from './restore-bash-history.js';
 
 /** Grace between SIGTERM and SIGKILL for commands still running at `close()`. */
 export const CLOSE_GRACE_MS = 1000;
 
 /** Log bytes beyond twice the live events (plus this) trigger a compaction. */
 const COMPACTION_SLACK_BYTES = 1024 * 1024;
-
-/** Unwritten log bytes at which commands' output stops being read, and where it resumes. */
-const LOG_BACKLOG_HIGH_BYTES = 8 * 1024 * 1024;
-const LOG_BACKLOG_LOW_BYTES = 2 * 1024 * 1024;
 
 /** Options of {@link BashEventService}. */
 export interface BashEventServiceOptions {
@@ -79,8 +77,9 @@ export class BashEventService {
   readonly #onError: (error: unknown) => void;
   readonly #holds: CommandHolds;
   #starting = 0;
-  /** True while commands' output is paused until the log catches up. */
-  #outputPaused = false;
+  readonly #outputGate = new OutputGate(() =>
+    [...this.#running.values()].map((running) => running.handle),
+  );
   #log: BashEventLog | undefined;
   #purgeTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -103,21 +102,7 @@ export class BashEventService {
   async start(): Promise<void> {
     const { stateDir, retentionSeconds } = this.options;
     if (stateDir !== undefined) {
-      const { events, invalidLines } = await BashEventLog.read(stateDir);
-      const skipped = this.#store.restore(events) + invalidLines;
-      if (skipped > 0) this.#onError(new Error(`skipped ${skipped} unreadable logged events`));
-      for (const commandId of this.#store.unfinishedCommands()) {
-        // The server stopped without close(): the command is gone.
-        this.#store.addOutput(commandId, {
-          stdout: null,
-          stderr: 'agent-server stopped before the command finished',
-        });
-        this.#store.addOutput(
-          commandId,
-          { stdout: null, stderr: null },
-          { exitCode: -1, timeoutOccurred: false, durationMs: 0 },
-        );
-      }
+      await restoreBashHistory(stateDir, this.#store, this.#onError);
       this.#purge();
       const log = new BashEventLog(stateDir, this.#onError);
       await log.open(this.#store.lines(), this.#store.bytes);
@@ -211,7 +196,7 @@ export class BashEventService {
       });
     });
     this.#running.set(commandId, { handle, stdin: request.stdin === true, completion });
-    if (this.#outputPaused) handle.pauseOutput();
+    this.#outputGate.admit(handle);
     const release = this.#holds.started(commandId, request.detached) ?? (() => {});
     return { event, pid: handle.pid, completion, release };
   }
@@ -327,27 +312,13 @@ export class BashEventService {
     void running.completion.then(() => clearTimeout(kill));
   }
 
-  /**
-   * Stops reading every command's output until the log has written most of what it queued: a
-   * command printing faster than the disk takes its events then waits on its pipe, instead of
-   * the server's memory holding the difference.
-   */
-  #pauseOutput(log: BashEventLog): void {
-    this.#outputPaused = true;
-    for (const running of this.#running.values()) running.handle.pauseOutput();
-    log.whenDrained(LOG_BACKLOG_LOW_BYTES, () => {
-      this.#outputPaused = false;
-      for (const running of this.#running.values()) running.handle.resumeOutput();
-    });
-  }
-
   /** Persists and publishes a new event. */
   #add(appended: AppendedBashEvent): AppendedBashEvent {
     const log = this.#log;
     if (log) {
       log.append(appended.line);
       if (appended.markerLine !== undefined) log.append(appended.markerLine);
-      if (!this.#outputPaused && log.backlogBytes > LOG_BACKLOG_HIGH_BYTES) this.#pauseOutput(log);
+      this.#outputGate.check(log);
       if (log.fileBytes > 2 * this.#store.bytes + COMPACTION_SLACK_BYTES) {
         log.rewrite(this.#store.lines(), this.#store.bytes);
       }

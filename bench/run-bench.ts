@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchDocker } from './docker-bench.js';
+import { benchHardening } from './hardening-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
 import { benchRemoteExec } from './remote-exec-bench.js';
 import { benchTransfer } from './transfer-bench.js';
@@ -18,6 +19,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   remote: benchRemoteExec,
   transfer: benchTransfer,
   docker: benchDocker,
+  hardening: benchHardening,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -78,15 +78,28 @@ export async function compare(options: {
       baselineSamples.push(await time(baseline.run));
     }
   }
-  const baselineSummary = summarise(baseline.name, baselineSamples);
-  const candidateSummary = summarise(candidate.name, candidateSamples);
+  return comparisonOf(
+    options.scenario,
+    summarise(baseline.name, baselineSamples),
+    summarise(candidate.name, candidateSamples),
+    options.target ? { target: options.target } : {},
+  );
+}
+
+/** A comparison of two summaries measured elsewhere (wall times, throughputs, memory). */
+export function comparisonOf(
+  scenario: string,
+  baseline: Summary,
+  candidate: Summary,
+  extra: Pick<Comparison, 'target' | 'notes'> = {},
+): Comparison {
   return {
-    scenario: options.scenario,
-    baseline: baselineSummary,
-    candidate: candidateSummary,
-    ratioP50: candidateSummary.p50 / baselineSummary.p50,
-    ratioP95: candidateSummary.p95 / baselineSummary.p95,
-    ...(options.target ? { target: options.target } : {}),
+    scenario,
+    baseline,
+    candidate,
+    ratioP50: candidate.p50 / baseline.p50,
+    ratioP95: candidate.p95 / baseline.p95,
+    ...extra,
   };
 }
 

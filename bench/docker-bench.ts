@@ -1,6 +1,6 @@
 import { DockerWorkspace, resolveAgentServerImage } from '@agent-workspace/docker';
 import { execa } from 'execa';
-import { type Comparison, summarise } from './bench-harness.js';
+import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
 
 const COLD_START_RUNS = 12;
 const PAUSE_RUNS = 10;
@@ -47,22 +47,17 @@ export async function benchDocker(): Promise<Comparison[]> {
   const pauseSummary = summarise('DockerWorkspace.pause()', pauses);
   const resumeSummary = summarise('DockerWorkspace.resume() (until alive)', resumes);
   return [
-    {
-      scenario: 'DockerWorkspace cold start (create → first command returns)',
-      baseline: bareSummary,
-      candidate: coldSummary,
-      ratioP50: coldSummary.p50 / bareSummary.p50,
-      ratioP95: coldSummary.p95 / bareSummary.p95,
-      target: '≤ 1.5 s median',
-      notes: `median cold start ${(coldSummary.p50 / 1000).toFixed(2)} s; image ${image}`,
-    },
-    {
-      scenario: 'DockerWorkspace pause / resume latency',
-      baseline: pauseSummary,
-      candidate: resumeSummary,
-      ratioP50: resumeSummary.p50 / pauseSummary.p50,
-      ratioP95: resumeSummary.p95 / pauseSummary.p95,
+    comparisonOf(
+      'DockerWorkspace cold start (create → first command returns)',
+      bareSummary,
+      coldSummary,
+      {
+        target: '≤ 1.5 s median',
+        notes: `median cold start ${(coldSummary.p50 / 1000).toFixed(2)} s; image ${image}`,
+      },
+    ),
+    comparisonOf('DockerWorkspace pause / resume latency', pauseSummary, resumeSummary, {
       notes: 'baseline row is pause(), candidate row is resume() including the wait until alive',
-    },
+    }),
   ];
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BubblewrapSandbox, LocalWorkspace, RemoteWorkspace } from '@agent-workspace/core';
 import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
-import { type Comparison, compare, summarise } from './bench-harness.js';
+import { type Comparison, compare, comparisonOf, summarise } from './bench-harness.js';
 
 const API_KEY = 'bench-session-key';
 const GIB = 1024 ** 3;
@@ -96,16 +96,15 @@ async function outputMemory(workingDir: string): Promise<Comparison> {
       await rm(stateDir, { recursive: true, force: true });
     }
   }
-  const base = summarise('bare node (RSS at start)', baseline, 'MiB');
-  const ours = summarise('agent-server peak RSS, 1 GiB output', candidate, 'MiB');
-  return {
-    scenario: 'agent-server memory while a command prints 1 GiB (history capped at 16 MiB)',
-    baseline: base,
-    candidate: ours,
-    ratioP50: ours.p50 / base.p50,
-    ratioP95: ours.p95 / base.p95,
-    target: 'flat in the output size (was 1.2 GB before the per-command cap and log backpressure)',
-  };
+  return comparisonOf(
+    'agent-server memory while a command prints 1 GiB (history capped at 16 MiB)',
+    summarise('bare node (RSS at start)', baseline, 'MiB'),
+    summarise('agent-server peak RSS, 1 GiB output', candidate, 'MiB'),
+    {
+      target:
+        'flat in the output size (was 1.2 GB before the per-command cap and log backpressure)',
+    },
+  );
 }
 
 /** Peak RSS of a bare `node` that waits a moment, in MiB. */

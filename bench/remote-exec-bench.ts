@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalWorkspace, RemoteWorkspace } from '@agent-workspace/core';
 import { startAgentServerProcess } from './agent-server-process.js';
-import { type Comparison, compare, summarise } from './bench-harness.js';
+import { type Comparison, compare, comparisonOf, summarise } from './bench-harness.js';
 
 const API_KEY = 'bench-session-key';
 
@@ -71,13 +71,9 @@ async function concurrentSleeps(
     baseline.push(await wall(local));
     candidate.push(await wall(remote));
   }
-  const baselineSummary = summarise('LocalWorkspace: 200 × sleep 1 (wall)', baseline);
-  const candidateSummary = summarise('RemoteWorkspace: 200 × sleep 1 (wall)', candidate);
-  return {
-    scenario: '200 concurrent `sleep 1` (wall time)',
-    baseline: baselineSummary,
-    candidate: candidateSummary,
-    ratioP50: candidateSummary.p50 / baselineSummary.p50,
-    ratioP95: candidateSummary.p95 / baselineSummary.p95,
-  };
+  return comparisonOf(
+    '200 concurrent `sleep 1` (wall time)',
+    summarise('LocalWorkspace: 200 × sleep 1 (wall)', baseline),
+    summarise('RemoteWorkspace: 200 × sleep 1 (wall)', candidate),
+  );
 }

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
-import { type Comparison, summarise } from './bench-harness.js';
+import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
 
 const SIZE_BYTES = 256 * 1024 * 1024;
 const ROUNDS = 5;
@@ -125,15 +125,17 @@ export async function benchTransfer(): Promise<Comparison[]> {
         remoteRuns.map((r) => throughput(r[key])),
         'MiB/s',
       );
-      results.push({
-        scenario: `256 MiB ${direction} through the agent-server (throughput, higher is better)`,
-        baseline,
-        candidate,
-        ratioP50: candidate.p50 / baseline.p50,
-        ratioP95: candidate.p95 / baseline.p95,
-        target: 'throughput ratio ≥ 0.7; peak RSS < 150 MB',
-        notes: `peak RSS: agent-server ${mib(serverPeak)} MiB, RemoteWorkspace client ${mib(Math.max(...remoteRuns.map((r) => r.peakRssBytes)))} MiB (raw server ${mib(rawServerPeak)} MiB, raw client ${mib(Math.max(...rawRuns.map((r) => r.peakRssBytes)))} MiB); file ${mib((await stat(source)).size)} MiB`,
-      });
+      results.push(
+        comparisonOf(
+          `256 MiB ${direction} through the agent-server (throughput, higher is better)`,
+          baseline,
+          candidate,
+          {
+            target: 'throughput ratio ≥ 0.7; peak RSS < 150 MB',
+            notes: `peak RSS: agent-server ${mib(serverPeak)} MiB, RemoteWorkspace client ${mib(Math.max(...remoteRuns.map((r) => r.peakRssBytes)))} MiB (raw server ${mib(rawServerPeak)} MiB, raw client ${mib(Math.max(...rawRuns.map((r) => r.peakRssBytes)))} MiB); file ${mib((await stat(source)).size)} MiB`,
+          },
+        ),
+      );
     }
     return results;
   } finally {

@@ -26,6 +26,13 @@ async function main(): Promise<void> {
   const { log } = server.app;
   const { host, sessionApiKeys, workingDir } = server.options;
   log.info({ url: server.url, workingDir }, `agent-server listening on ${server.url}`);
+  const { sweep } = server;
+  if (sweep.instances > 0) {
+    log.warn(
+      { sweep },
+      `cleaned up after ${sweep.instances} agent-server(s) that died without closing: ${sweep.processes} processes ended, ${sweep.temporaryFiles} temporary files removed`,
+    );
+  }
   if (sessionApiKeys.length === 0 && host !== '127.0.0.1' && host !== 'localhost') {
     log.warn({ host }, 'no session API key configured: anyone who can reach the port has access');
   }

@@ -10,5 +10,8 @@ pnpm typecheck
 rm -rf .test-results
 status=0
 pnpm test:unit || status=$?
+# The agent-server reliability suite (packages/agent-server/reliability): the built server under
+# attack, a few minutes; it adds its figures to .test-results/reliability-figures.json.
+pnpm test:reliability || status=$((status == 0 ? 1 : status))
 node scripts/summarise-tests.mjs || status=$((status == 0 ? 1 : status))
 exit "$status"

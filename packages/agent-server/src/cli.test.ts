@@ -33,7 +33,7 @@ describe('agent-server CLI', () => {
       { cwd: packageDir, env: { ...process.env, OH_SESSION_API_KEYS_0: 'env-key' } },
     );
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.logs.at(-1)).toMatchObject({
+    expect(server.logs.find((line) => line.url !== undefined)).toMatchObject({
       level: 30,
       url: server.url,
       workingDir: dir,

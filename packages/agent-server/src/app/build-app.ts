@@ -18,6 +18,8 @@ import { registerExecSocket } from '../sockets/exec-socket.js';
 import { VERSION } from '../version.js';
 import { errorHandler } from './error-handler.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
+import { registerJsonBodyParser } from './parse-json-body.js';
+import { clientErrorHandler, frameworkErrors } from './protocol-errors.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_API_KEY_HEADER } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
@@ -57,7 +59,12 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     requestTimeout: options.requestTimeoutSeconds * 1000,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // A missing Host is answered below, in the error envelope.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
+  registerJsonBodyParser(app);
   app.server.maxConnections = options.maxConnections;
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutSeconds * 1000);
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -107,6 +114,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     minBytesPerSecond: options.minBodyBytesPerSecond,
   };
   app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      return reply.code(400).header('connection', 'close').send({ detail: 'Missing Host header' });
+    }
     watchRequestBody(request, reply, bodyLimits);
   });
   app.addHook('onRequest', async (request, reply) => {

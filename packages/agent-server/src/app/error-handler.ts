@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { internalServerErrorBody, validationErrorBody } from '@agent-workspace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './http-error.js';
+import { jsonInvalid } from './parse-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
 
 const LOCATIONS = {
@@ -37,17 +38,7 @@ export function errorHandler(
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
-    return reply.status(422).send({
-      detail: [
-        {
-          type: 'json_invalid',
-          loc: ['body'],
-          msg: 'JSON decode error',
-          input: {},
-          ctx: { error: error.message },
-        },
-      ],
-    });
+    return reply.status(422).send({ detail: jsonInvalid(error.message).detail });
   }
   const status = fastifyError.statusCode ?? 500;
   if (status >= 400 && status < 500) {

@@ -66,7 +66,12 @@ export async function receiveUpload(options: ReceiveUploadOptions): Promise<void
   let failure: unknown;
   try {
     for await (const part of request.parts()) {
-      if (part.type !== 'file') continue;
+      if (part.type !== 'file') {
+        if (part.valueTruncated || part.fieldnameTruncated) {
+          throw new HttpError(413, `Form field ${part.fieldname} is larger than the limit`);
+        }
+        continue;
+      }
       if (received || part.fieldname !== 'file') {
         part.file.resume();
         continue;

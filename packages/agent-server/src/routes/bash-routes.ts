@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
+import { parseJsonBody } from '../app/parse-json-body.js';
 import type { ServerContext } from '../app/server-context.js';
 import type { BashCommandRequest, StartedBashCommand } from '../bash/bash-command-types.js';
 import { describeStartError } from '../bash/describe-start-error.js';
@@ -53,26 +54,6 @@ const MAX_BATCH_BODY_BYTES = 1024 * 1024;
  * clear (history of finished commands only).
  */
 export function registerBashRoutes(app: FastifyInstance, context: ServerContext): void {
-  void app.register(async (scope) => {
-    acceptEmptyJsonBodies(scope);
-    registerRoutes(scope, context);
-  });
-}
-
-/**
- * Treats an empty `application/json` body as no body, as FastAPI does: the OpenHands client sends
- * `DELETE /api/bash/bash_events` with that content type and nothing else.
- */
-function acceptEmptyJsonBodies(scope: FastifyInstance): void {
-  const parseJson = scope.getDefaultJsonParser('error', 'ignore');
-  scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
-  });
-}
-
-function registerRoutes(app: FastifyInstance, context: ServerContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -225,21 +206,7 @@ async function readBatchIds(request: FastifyRequest): Promise<string[]> {
     }
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  let body: unknown;
-  try {
-    body = text.trim() === '' ? undefined : JSON.parse(text);
-  } catch (error) {
-    throw new HttpError(422, [
-      {
-        type: 'json_invalid',
-        loc: ['body'],
-        msg: 'JSON decode error',
-        input: {},
-        ctx: { error: (error as Error).message },
-      },
-    ]);
-  }
+  const body = parseJsonBody(Buffer.concat(chunks));
   const parsed = batchIdsSchema.safeParse(body);
   if (!parsed.success) {
     throw new HttpError(422, validationErrorBody(parsed.error, 'body', body).detail);

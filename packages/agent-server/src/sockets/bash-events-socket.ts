@@ -7,6 +7,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { requireWebsocketHandshake } from '../app/protocol-errors.js';
 import type { ServerContext } from '../app/server-context.js';
 import { describeStartError, type StartFailure } from '../bash/describe-start-error.js';
 import {
@@ -57,6 +58,7 @@ export function registerBashEventsSocket(app: FastifyInstance, context: ServerCo
     '/sockets/bash-events',
     {
       websocket: true,
+      onRequest: requireWebsocketHandshake,
       schema: { querystring: querySchema },
       preValidation: rejectInvalidDeprecatedKey(context),
     },

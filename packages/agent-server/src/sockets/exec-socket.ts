@@ -1,6 +1,7 @@
 import { EXEC_STREAM_PATH } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { requireWebsocketHandshake } from '../app/protocol-errors.js';
 import type { ServerContext } from '../app/server-context.js';
 import { authenticateSocket, rejectInvalidDeprecatedKey } from './authenticate-socket.js';
 import { ExecSession } from './exec-session.js';
@@ -21,6 +22,7 @@ export function registerExecSocket(app: FastifyInstance, context: ServerContext)
     EXEC_STREAM_PATH,
     {
       websocket: true,
+      onRequest: requireWebsocketHandshake,
       schema: { querystring: querySchema },
       preValidation: rejectInvalidDeprecatedKey(context),
     },

@@ -86,6 +86,8 @@ describe('spawnChild', () => {
     expect(stderr).not.toMatch(/Unhandled|not iterable/);
     expect(code, stderr).toBe(0);
     const summary = JSON.parse(stdout) as {
+      descriptorsBefore: number;
+      descriptorsAfter: number;
       outcomes: Record<'command' | 'git', Record<string, number>>;
       after: string;
       gitAfter: boolean;
@@ -106,5 +108,7 @@ describe('spawnChild', () => {
     ).toBeGreaterThan(0);
     expect(summary.after).toBe('still works\n');
     expect(summary.gitAfter).toBe(true);
+    // No descriptor is left behind by the failed spawns (libuv leaks a pipe pair otherwise).
+    expect(summary.descriptorsAfter).toBe(summary.descriptorsBefore);
   }, 30_000);
 });

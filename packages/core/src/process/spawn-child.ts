@@ -3,6 +3,7 @@
 // `subprocess.stdio` before listening, throws "subprocess.stdio is not iterable", and the
 // abandoned 'error' event crashes the whole process.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { CommandSandbox, ProcessLaunch } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -60,6 +61,9 @@ export interface SpawnedChild {
 export function spawnChild(options: SpawnChildOptions): SpawnedChild {
   const { file, args, cwd } = options;
   const extraOutputs = options.extraOutputs ?? 0;
+  const pipes = 2 + extraOutputs + (options.stdin === 'pipe' ? 1 : 0);
+  const shortage = descriptorShortage(2 * pipes + DESCRIPTOR_SLACK);
+  if (shortage) return unstartedChild(Promise.reject(spawnError(options, shortage)));
   let child: ChildProcess;
   try {
     const launch = options.sandbox
@@ -103,6 +107,31 @@ export function spawnChild(options: SpawnChildOptions): SpawnedChild {
     },
     ref: () => child.ref(),
   };
+}
+
+/** Descriptors a spawn needs beyond its pipes: libuv's exec-error pipe, plus a margin. */
+const DESCRIPTOR_SLACK = 4;
+
+/**
+ * The `EMFILE`/`ENFILE` error when fewer than `count` descriptors can be opened now, else
+ * `undefined`. Checked before every spawn because libuv leaks the parent's ends of the stdio
+ * pipes when `uv_spawn` runs out of descriptors after creating them (Node 20: one socket pair
+ * per such failure, for good); a spawn refused here never gets that far. Costs ~15 µs.
+ */
+function descriptorShortage(count: number): Error | undefined {
+  const opened: number[] = [];
+  try {
+    for (let index = 0; index < count; index++) {
+      opened.push(openSync('/dev/null', constants.O_RDONLY));
+    }
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EMFILE' || code === 'ENFILE') return error as Error;
+    throw error;
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
 }
 
 /** The `SPAWN_ERROR` for a program that could not start; names the program, not the sandbox. */

@@ -1,6 +1,6 @@
 // Run by spawn-child.test.ts under a low `ulimit -n`: starts commands and git calls at once,
 // prints a JSON summary of how each settled, then proves a command and git still work.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runGit } from '../../git/run-git.js';
@@ -24,6 +24,11 @@ const command = (text: string) =>
   startLocalCommand({ command: text, cwd, timeoutMs: 20_000, env: {}, maxOutputBytes: 1024 })
     .result;
 
+const openDescriptors = () => readdirSync('/proc/self/fd').length;
+
+// A first command sets up what every later spawn shares (libuv's signal pipes).
+await command('true');
+const descriptorsBefore = openDescriptors();
 const pending: Array<Promise<[kind: string, outcome: string]>> = [];
 for (let index = 0; index < COMMANDS + GIT_CALLS; index++) {
   // Every fifth call is git, so git calls meet the exhaustion too.
@@ -48,6 +53,8 @@ const after = await command('echo still works');
 const gitAfter = await runGit(['version'], { cwd });
 console.log(
   JSON.stringify({
+    descriptorsBefore,
+    descriptorsAfter: openDescriptors(),
     outcomes,
     after: after.stdout,
     gitAfter: gitAfter.exitCode === 0 && gitAfter.stdout.startsWith('git version'),

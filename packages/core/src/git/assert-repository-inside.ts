@@ -26,7 +26,8 @@ export async function assertRepositoryInside(place: GitPlace): Promise<void> {
     ['git directory', gitDir],
     ['common git directory', commonDir],
   ];
-  for (const alternate of await alternatesOf(commonDir)) where.push(['object alternate', alternate]);
+  for (const alternate of await alternatesOf(commonDir))
+    where.push(['object alternate', alternate]);
   for (const [what, location] of where) {
     const real = await realpath(location).catch(() => location);
     if (real !== root && !real.startsWith(`${root}/`)) {

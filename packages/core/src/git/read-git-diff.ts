@@ -5,8 +5,8 @@ import type { GitDiff } from '@agent-workspace/protocol';
 import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { invalidArgument } from '../workspace/base-workspace.js';
-import { parseNameStatusRecords, splitNul } from './parse-name-status.js';
 import { assertRepositoryInside } from './assert-repository-inside.js';
+import { parseNameStatusRecords, splitNul } from './parse-name-status.js';
 import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
 import {
   type GitPlace,
@@ -93,7 +93,10 @@ export async function readGitDiff(options: ReadGitDiffOptions): Promise<GitDiff>
   await assertRepositoryInside(git);
 
   const base = await resolveBaseRef({ ...git, ref, commit });
-  const modified = kind === 'missing' ? undefined : await readCurrent(target, maxFileBytes, confineTo !== undefined);
+  const modified =
+    kind === 'missing'
+      ? undefined
+      : await readCurrent(target, maxFileBytes, confineTo !== undefined);
   const read: BaseRead = { base, git, maxFileBytes, target };
   let original = await readAtBase(read, relative, false);
   if (original === undefined && modified !== undefined) {

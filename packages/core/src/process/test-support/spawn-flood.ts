@@ -1,6 +1,6 @@
 // Run by spawn-child.test.ts under a low `ulimit -n`: starts commands and git calls at once,
 // prints a JSON summary of how each settled, then proves a command and git still work.
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runGit } from '../../git/run-git.js';
@@ -60,3 +60,4 @@ console.log(
     gitAfter: gitAfter.exitCode === 0 && gitAfter.stdout.startsWith('git version'),
   }),
 );
+rmSync(cwd, { recursive: true, force: true });

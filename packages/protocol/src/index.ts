@@ -163,3 +163,8 @@ export {
   parseWireTimestamp,
   wireTimestampSchema,
 } from './time/wire-timestamp.js';
+export {
+  AGENT_SERVER_ROUTES,
+  bashEventPath,
+  SESSION_API_KEY_HEADER,
+} from './wire/agent-server-routes.js';

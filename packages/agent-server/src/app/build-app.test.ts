@@ -1,3 +1,4 @@
+import { AGENT_SERVER_ROUTES, bashEventPath } from '@agent-workspace/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 
@@ -195,6 +196,18 @@ describe('buildApp', () => {
       });
       expect(document.security).toEqual([{ sessionApiKey: [] }]);
       expect(document.paths['/health']?.get).toMatchObject({ security: [] });
+    });
+
+    it('serves every HTTP route the protocol names, at the path it names', async () => {
+      const document = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+        paths: Record<string, unknown>;
+      };
+      const httpRoutes = Object.values(AGENT_SERVER_ROUTES).filter((route) =>
+        route.startsWith('/api/'),
+      );
+      const openApiPaths = httpRoutes.map((route) => route.replace(/:(\w+)/g, '{$1}'));
+      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(openApiPaths));
+      expect(bashEventPath('ab/c')).toBe('/api/bash/bash_events/ab%2Fc');
     });
 
     it('serves the Swagger UI at /docs', async () => {

@@ -1,3 +1,4 @@
+import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -21,7 +22,7 @@ import { isAllowedOrigin } from './is-allowed-origin.js';
 import { registerJsonBodyParser } from './parse-json-body.js';
 import { clientErrorHandler, frameworkErrors } from './protocol-errors.js';
 import type { ServerContext } from './server-context.js';
-import { SESSION_API_KEY_HEADER } from './session-auth.js';
+import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
 import { watchRequestBody } from './watch-request-body.js';
 import { zodValidatorCompiler } from './zod-validator-compiler.js';
@@ -98,7 +99,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
       info: { title: 'agent-workspace agent-server', version: VERSION },
       components: {
         securitySchemes: {
-          sessionApiKey: { type: 'apiKey', in: 'header', name: 'X-Session-API-Key' },
+          sessionApiKey: { type: 'apiKey', in: 'header', name: SESSION_API_KEY_HEADER },
         },
       },
       // Open routes (health, server info) override this with `security: []`.
@@ -121,7 +122,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   });
   app.addHook('onRequest', async (request, reply) => {
     if (!context.authRequired || request.method === 'OPTIONS' || !isApiRequest(request)) return;
-    if (!context.checkSessionKey(request.headers[SESSION_API_KEY_HEADER])) {
+    if (!context.checkSessionKey(request.headers[SESSION_KEY_HEADER_NAME])) {
       return reply.status(401).send({ detail: 'Unauthorized' });
     }
   });

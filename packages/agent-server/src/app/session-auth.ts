@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 
-/** Header carrying the session API key on HTTP requests. */
-export const SESSION_API_KEY_HEADER = 'x-session-api-key';
+/** The session key header as Node presents it (lower case). */
+export const SESSION_KEY_HEADER_NAME = SESSION_API_KEY_HEADER.toLowerCase();
 
 /**
  * Returns a checker for the configured keys. Comparison is constant-time: every candidate is

@@ -17,7 +17,7 @@ export interface BashCommandRequest {
   /** Keep the whole output (each stream capped at 10 MiB, tail kept) for `completion`. */
   captureOutput?: boolean | undefined;
   /**
-   * Run on when nobody follows it (`start_bash_command`, `/sockets/bash-events`). Otherwise the
+   * Run on when nobody follows it (`start_bash_command`, the bash-events socket). Otherwise the
    * starter holds the command ({@link StartedBashCommand.release}) and it is ended after the
    * orphan grace once its last follower is gone.
    */

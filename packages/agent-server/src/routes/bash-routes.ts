@@ -1,4 +1,5 @@
 import {
+  AGENT_SERVER_ROUTES,
   type BashOutputWire,
   bashCommandWireSchema,
   bashEventPageWireSchema,
@@ -48,7 +49,7 @@ const batchIdsSchema = z.array(hexIdInputSchema).max(MAX_BATCH_IDS);
 const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
 /**
- * OpenHands-compatible bash routes under `/api/bash`: start (returns at once), execute (waits;
+ * OpenHands-compatible bash routes (`AGENT_SERVER_ROUTES`): start (returns at once), execute (waits;
  * returns the whole captured output, not only the last chunk), event search with every filter
  * applied before paging, get by id, batch get (a GET whose body is a JSON array of ids), and
  * clear (history of finished commands only).
@@ -57,7 +58,7 @@ export function registerBashRoutes(app: FastifyInstance, context: ServerContext)
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
-    '/api/bash/start_bash_command',
+    AGENT_SERVER_ROUTES.startBashCommand,
     {
       schema: {
         summary: 'Start a bash command; its output arrives as BashOutput events',
@@ -69,7 +70,7 @@ export function registerBashRoutes(app: FastifyInstance, context: ServerContext)
   );
 
   routes.post(
-    '/api/bash/execute_bash_command',
+    AGENT_SERVER_ROUTES.executeBashCommand,
     {
       schema: {
         summary: 'Run a bash command and wait for it; returns its whole (capped) output',
@@ -87,7 +88,7 @@ export function registerBashRoutes(app: FastifyInstance, context: ServerContext)
   );
 
   routes.get(
-    '/api/bash/bash_events/search',
+    AGENT_SERVER_ROUTES.searchBashEvents,
     {
       schema: {
         summary: 'Search bash events',
@@ -102,7 +103,7 @@ export function registerBashRoutes(app: FastifyInstance, context: ServerContext)
   );
 
   routes.get(
-    '/api/bash/bash_events/:event_id',
+    AGENT_SERVER_ROUTES.bashEvent,
     {
       schema: {
         summary: 'Get a bash event by id',
@@ -119,7 +120,7 @@ export function registerBashRoutes(app: FastifyInstance, context: ServerContext)
   );
 
   routes.get(
-    '/api/bash/bash_events/',
+    AGENT_SERVER_ROUTES.bashEventsBatch,
     {
       schema: {
         summary: 'Get bash events by id; the body is a JSON array of ids, null for unknown ones',
@@ -144,7 +145,7 @@ export function registerBashRoutes(app: FastifyInstance, context: ServerContext)
   );
 
   routes.delete(
-    '/api/bash/bash_events',
+    AGENT_SERVER_ROUTES.bashEvents,
     {
       schema: {
         summary: 'Delete the events of finished commands',

@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { clientPathSchema, SUCCESS, successSchema } from '@agent-workspace/protocol';
+import {
+  AGENT_SERVER_ROUTES,
+  clientPathSchema,
+  SUCCESS,
+  successSchema,
+} from '@agent-workspace/protocol';
 import contentDisposition from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -44,7 +49,7 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
   };
 
   app.post(
-    '/api/file/upload',
+    AGENT_SERVER_ROUTES.fileUpload,
     {
       schema: { tags, querystring: pathQuerySchema, response: { 200: successSchema } },
       config: { swaggerTransform: multipartFileBody },
@@ -74,7 +79,7 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
   );
 
   app.get(
-    '/api/file/download',
+    AGENT_SERVER_ROUTES.fileDownload,
     { schema: { tags, querystring: pathQuerySchema } },
     async (request, reply) => {
       context.touch();

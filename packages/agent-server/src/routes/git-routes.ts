@@ -7,6 +7,7 @@ import {
   WorkspaceError,
 } from '@agent-workspace/core';
 import {
+  AGENT_SERVER_ROUTES,
   clientPathSchema,
   gitChangeWireSchema,
   gitDiffWireSchema,
@@ -90,7 +91,7 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
   const tags = ['Git'];
 
   app.get(
-    '/api/git/changes',
+    AGENT_SERVER_ROUTES.gitChanges,
     {
       schema: {
         tags,
@@ -127,7 +128,7 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
   );
 
   app.get(
-    '/api/git/diff',
+    AGENT_SERVER_ROUTES.gitDiff,
     { schema: { tags, querystring: diffQuerySchema, response: { 200: gitDiffWireSchema } } },
     async (request) => {
       context.touch();

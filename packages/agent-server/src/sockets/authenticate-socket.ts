@@ -2,7 +2,7 @@ import { websocketAuthFrameWireSchema } from '@agent-workspace/protocol';
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
-import { SESSION_API_KEY_HEADER } from '../app/session-auth.js';
+import { SESSION_KEY_HEADER_NAME } from '../app/session-auth.js';
 import { AUTH_FAILED_CLOSE_CODE } from './socket-close-codes.js';
 
 /** How long a socket may take to send its `{"type":"auth"}` frame. */
@@ -19,10 +19,10 @@ export interface AuthenticatedSocketHandlers {
   onFrame(frame: ClientFrame): void;
 }
 
-/** The deprecated key of a websocket upgrade: `?session_api_key=` or `X-Session-API-Key`. */
+/** The deprecated key of a websocket upgrade: `?session_api_key=` or the session key header. */
 function deprecatedSessionKey(request: FastifyRequest): unknown {
   const query = request.query as { session_api_key?: unknown } | undefined;
-  return query?.session_api_key ?? request.headers[SESSION_API_KEY_HEADER];
+  return query?.session_api_key ?? request.headers[SESSION_KEY_HEADER_NAME];
 }
 
 /**

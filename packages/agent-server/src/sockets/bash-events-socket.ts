@@ -1,4 +1,5 @@
 import {
+  AGENT_SERVER_ROUTES,
   type BashErrorWire,
   executeBashRequestWireSchema,
   formatWireTimestamp,
@@ -19,7 +20,7 @@ import { describeFrameError } from './describe-frame-error.js';
 import { TRY_AGAIN_LATER_CLOSE_CODE } from './socket-close-codes.js';
 import { SocketSender } from './socket-sender.js';
 
-/** Most simultaneous `/sockets/bash-events` subscribers (as OpenHands). */
+/** Most simultaneous bash-events socket subscribers (as OpenHands). */
 export const MAX_BASH_EVENT_SUBSCRIBERS = 50;
 
 /** Events read from the store per pull. */
@@ -45,7 +46,7 @@ const ERROR_CODES: Record<StartFailure['code'], string> = {
 };
 
 /**
- * `/sockets/bash-events` (OpenHands-compatible): after the auth handshake, pushes every new
+ * The bash-events socket, `AGENT_SERVER_ROUTES.bashEventsSocket` (OpenHands-compatible): after the auth handshake, pushes every new
  * `BashCommand`/`BashOutput` (nulls included), optionally after replaying history
  * (`resend_mode=all` or deprecated `resend_all=true`). A client frame that is an
  * `ExecuteBashRequest` starts a command; a bad frame gets a `BashError` frame and the socket
@@ -55,7 +56,7 @@ const ERROR_CODES: Record<StartFailure['code'], string> = {
 export function registerBashEventsSocket(app: FastifyInstance, context: ServerContext): void {
   let subscribers = 0;
   app.withTypeProvider<ZodTypeProvider>().get(
-    '/sockets/bash-events',
+    AGENT_SERVER_ROUTES.bashEventsSocket,
     {
       websocket: true,
       onRequest: requireWebsocketHandshake,

@@ -24,7 +24,7 @@ type Frame<T extends ExecClientFrameWire['type']> = Extract<ExecClientFrameWire,
 type ErrorFrame = Extract<ExecServerFrameWire, { type: 'error' }>;
 
 /**
- * One authenticated `/sockets/exec` connection. It follows the commands it started or attached
+ * One authenticated exec-socket connection (`EXEC_STREAM_PATH`). It follows the commands it started or attached
  * to by `order`: output is pulled from the event store, so a replay (`attach`) and live events
  * join without loss or duplication, and a slow client only delays its own frames (a follower
  * whose next events were evicted gets `HISTORY_EXPIRED`). Closing the socket leaves commands

@@ -12,10 +12,10 @@ const querySchema = z.object({
 });
 
 /**
- * Our streaming-exec extension at `/sockets/exec` (frames in `@agent-workspace/protocol`
+ * Our streaming-exec extension at `EXEC_STREAM_PATH` (frames in `@agent-workspace/protocol`
  * `exec-stream-frame`): start commands, stream their output as produced, feed stdin, send
  * signals, and `attach` from the last `order` received to resume after a dropped connection.
- * Authentication is the same handshake as `/sockets/bash-events`.
+ * Authentication is the same handshake as the bash-events socket's.
  */
 export function registerExecSocket(app: FastifyInstance, context: ServerContext): void {
   app.get(

@@ -1,4 +1,4 @@
-import { errorEnvelopeSchema } from '@agent-workspace/protocol';
+import { errorEnvelopeSchema, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, type FormData, Pool } from 'undici';
 import { z } from 'zod';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -7,7 +7,6 @@ import { httpStatusError } from './http-status-error.js';
 import { transportError } from './transport-error.js';
 
 /** Header carrying the session API key. */
-const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
 
 /** Longest error body kept in a message. */
 const MAX_DETAIL_CHARS = 2_000;

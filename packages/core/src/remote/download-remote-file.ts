@@ -4,6 +4,7 @@ import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FileOperationResult } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import {
   type CopyPaths,
   describeCopyError,
@@ -64,7 +65,7 @@ export async function downloadRemoteFile({
   }
   const request: AgentServerRequest = {
     method: 'GET',
-    path: '/api/file/download',
+    path: AGENT_SERVER_ROUTES.fileDownload,
     query: { path: sourcePath },
     signal,
   };

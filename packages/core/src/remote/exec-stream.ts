@@ -26,7 +26,7 @@ const AUTH_FAILED_CLOSE_CODE = 4001;
 const CLOSE_GRACE_MS = 1_000;
 
 /**
- * The streaming-exec channel (`/sockets/exec`) of one agent-server: a single websocket, opened
+ * The streaming-exec channel (`EXEC_STREAM_PATH`) of one agent-server: a single websocket, opened
  * lazily and shared by every command, authenticated with a first frame.
  *
  * When the connection drops while commands run, it reconnects with bounded backoff and sends

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  AGENT_SERVER_ROUTES,
   type BashOutput,
   bashEventFromWire,
   bashEventPageFromWire,
+  bashEventPath,
   bashEventSearchQueryToSearchParams,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -109,7 +111,7 @@ function searchPage(
     limit: 100,
   });
   return client.json(
-    { method: 'GET', path: '/api/bash/bash_events/search', query, signal },
+    { method: 'GET', path: AGENT_SERVER_ROUTES.searchBashEvents, query, signal },
     bashEventPageFromWire,
   );
 }
@@ -120,7 +122,7 @@ async function assertCommandKnown(
   commandId: string,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const request = { method: 'GET', path: `/api/bash/bash_events/${commandId}`, signal } as const;
+  const request = { method: 'GET', path: bashEventPath(commandId), signal } as const;
   const reply = await client.call(request);
   if (reply.status === 404) {
     throw new WorkspaceError({

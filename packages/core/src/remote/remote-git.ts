@@ -8,7 +8,7 @@ import {
 /** Options of {@link remoteGit}. */
 export interface RemoteGitOptions<T> {
   client: AgentServerClient;
-  /** Path of the git route, e.g. `/api/git/changes`. */
+  /** Path of the git route, e.g. `AGENT_SERVER_ROUTES.gitChanges`. */
   path: string;
   /** Repository or file the route is asked about (sent as `?path=`). */
   target: string;

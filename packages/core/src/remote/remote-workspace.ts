@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
+  AGENT_SERVER_ROUTES,
   type CommandResult,
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
@@ -41,7 +42,7 @@ export interface RemoteWorkspaceOptions {
   host: string;
   /** Absolute directory on the server that relative paths and the default cwd resolve against. */
   workingDir: string;
-  /** Session API key: sent as `X-Session-API-Key` and as the websocket's first frame. */
+  /** Session API key: sent in the session key header and as the websocket's first frame. */
   apiKey?: string | undefined;
   /** Longest wait for response headers and between body chunks. Default 60 000 ms. */
   requestTimeoutMs?: number | undefined;
@@ -218,11 +219,15 @@ export class RemoteWorkspace extends BaseWorkspace {
   }
 
   protected runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return this.#git('/api/git/changes', repositoryPath, (json) => gitChangesSchema.parse(json));
+    return this.#git(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, (json) =>
+      gitChangesSchema.parse(json),
+    );
   }
 
   protected runGitDiff(filePath: string): Promise<GitDiff> {
-    return this.#git('/api/git/diff', filePath, (json) => gitDiffWireSchema.parse(json));
+    return this.#git(AGENT_SERVER_ROUTES.gitDiff, filePath, (json) =>
+      gitDiffWireSchema.parse(json),
+    );
   }
 
   protected async runClose(): Promise<void> {

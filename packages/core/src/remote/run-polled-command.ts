@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type BashOutput, bashEventFromWire, type CommandResult } from '@agent-workspace/protocol';
+import {
+  AGENT_SERVER_ROUTES,
+  type BashOutput,
+  bashEventFromWire,
+  type CommandResult,
+} from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { abortedError, type CommandRequest } from '../workspace/base-workspace.js';
 import {
@@ -111,7 +116,7 @@ async function startBashCommand(
   const timeout = state.integerTimeouts ? Math.ceil(body.timeoutSeconds) : body.timeoutSeconds;
   const request: AgentServerRequest = {
     method: 'POST',
-    path: '/api/bash/start_bash_command',
+    path: AGENT_SERVER_ROUTES.startBashCommand,
     json: { command: body.command, cwd: body.cwd, timeout },
     signal,
   };

@@ -2,6 +2,7 @@ import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileOperationResult } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { FormData } from 'undici';
 import { describeCopyError } from '../local/describe-copy-error.js';
 import {
@@ -56,7 +57,7 @@ export async function uploadRemoteFile({
   }
   const request: AgentServerRequest = {
     method: 'POST',
-    path: '/api/file/upload',
+    path: AGENT_SERVER_ROUTES.fileUpload,
     query: { path: destinationPath },
     form,
     signal,

@@ -2,6 +2,6 @@
 export interface SandboxEndpoint {
   /** Base URL of the agent-server as this process reaches it, e.g. `http://127.0.0.1:32768`. */
   host: string;
-  /** Session API key the agent-server accepts (sent as `X-Session-API-Key`). */
+  /** Session API key the agent-server accepts (sent in the session key header). */
   apiKey?: string | undefined;
 }

@@ -1,0 +1,30 @@
+import { EXEC_STREAM_PATH } from '../models/exec-stream-frame.js';
+
+/** Header carrying the session API key on HTTP requests (matched case-insensitively). */
+export const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
+
+/**
+ * Paths of the agent-server routes, the one spelling client and server share. `bashEvent` is a
+ * route pattern (`:event_id`); clients build the path with {@link bashEventPath}.
+ */
+export const AGENT_SERVER_ROUTES = {
+  startBashCommand: '/api/bash/start_bash_command',
+  executeBashCommand: '/api/bash/execute_bash_command',
+  searchBashEvents: '/api/bash/bash_events/search',
+  bashEvent: '/api/bash/bash_events/:event_id',
+  /** Batch get: a GET whose body is a JSON array of ids. */
+  bashEventsBatch: '/api/bash/bash_events/',
+  /** DELETE clears the history of finished commands. */
+  bashEvents: '/api/bash/bash_events',
+  fileUpload: '/api/file/upload',
+  fileDownload: '/api/file/download',
+  gitChanges: '/api/git/changes',
+  gitDiff: '/api/git/diff',
+  bashEventsSocket: '/sockets/bash-events',
+  execSocket: EXEC_STREAM_PATH,
+} as const;
+
+/** The path of one bash event. */
+export function bashEventPath(eventId: string): string {
+  return AGENT_SERVER_ROUTES.bashEvent.replace(':event_id', encodeURIComponent(eventId));
+}

@@ -1,6 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import type { WorkspaceError } from '../errors/workspace-error.js';
-import type { ExecStreamOptions } from './exec-stream-types.js';
+import type { ExecConnectionOptions } from './exec-connection-types.js';
 import { httpStatusError } from './http-status-error.js';
 import { transportError } from './transport-error.js';
 
@@ -33,7 +33,7 @@ export interface ExecSocketHandlers {
  * pings and routes its events to `handlers`.
  */
 export async function connectExecSocket(
-  options: Pick<ExecStreamOptions, 'url' | 'host' | 'apiKey' | 'connectTimeoutMs'>,
+  options: Pick<ExecConnectionOptions, 'url' | 'host' | 'apiKey' | 'connectTimeoutMs'>,
   handlers: ExecSocketHandlers,
 ): Promise<WebSocket> {
   const { url, host, apiKey, connectTimeoutMs } = options;

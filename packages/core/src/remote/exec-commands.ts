@@ -1,10 +1,10 @@
 import type { ExecServerFrameWire, ExecSignal } from '@agent-workspace/protocol';
 import type { WorkspaceError } from '../errors/workspace-error.js';
 import { execFrameError } from './exec-frame-error.js';
-import type { ExecEntry } from './exec-stream-types.js';
+import type { ExecEntry } from './exec-connection-types.js';
 
 /**
- * The commands of one {@link ExecStream}, by request id until `started` and by command id
+ * The commands of one {@link ExecConnection}, by request id until `started` and by command id
  * until `exit`; applies the server's frames to them.
  */
 export class ExecCommands {

@@ -1,6 +1,6 @@
 import type { ExecServerFrameWire } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import type { ExecEntry } from './exec-stream-types.js';
+import type { ExecEntry } from './exec-connection-types.js';
 
 /** An `error` frame of the exec channel. */
 export type ExecErrorFrame = Extract<ExecServerFrameWire, { type: 'error' }>;

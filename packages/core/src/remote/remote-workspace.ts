@@ -24,7 +24,7 @@ import {
 import { AgentServerClient } from './agent-server-client.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { downloadRemoteFile } from './download-remote-file.js';
-import { ExecStream } from './exec-stream.js';
+import { ExecConnection } from './exec-connection.js';
 import { remoteGit } from './remote-git.js';
 import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
@@ -89,7 +89,7 @@ export class RemoteWorkspace extends BaseWorkspace {
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
   readonly #client: AgentServerClient;
-  readonly #stream: ExecStream;
+  readonly #execConnection: ExecConnection;
   readonly #connectTimeoutMs: number;
   readonly #reconnectTimeoutMs: number;
   readonly #maxOutputBytes: number;
@@ -123,7 +123,7 @@ export class RemoteWorkspace extends BaseWorkspace {
       maxConnections: positiveOption(options.maxConnections, 32, 'maxConnections'),
     });
     this.host = this.#client.host;
-    this.#stream = new ExecStream({
+    this.#execConnection = new ExecConnection({
       url: this.#client.websocketUrl(EXEC_STREAM_PATH),
       host: this.host,
       apiKey: options.apiKey,
@@ -174,7 +174,7 @@ export class RemoteWorkspace extends BaseWorkspace {
         if (this.#closing.signal.aborted) throw this.#closing.signal.reason;
         if (streaming) {
           return runStreamedCommand({
-            execStream: this.#stream,
+            execConnection: this.#execConnection,
             request,
             closing: this.#closing.signal,
             maxOutputBytes: this.#maxOutputBytes,
@@ -239,7 +239,7 @@ export class RemoteWorkspace extends BaseWorkspace {
     );
     // Aborted commands send their kills before the connections go.
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
-    await this.#stream.close();
+    await this.#execConnection.close();
     await this.#client.close();
   }
 

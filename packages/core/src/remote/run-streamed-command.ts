@@ -2,7 +2,7 @@ import type { CommandResult } from '@agent-workspace/protocol';
 import { abortedError, type CommandRequest } from '../workspace/base-workspace.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { CommandOutput } from './command-output.js';
-import type { ExecStream } from './exec-stream.js';
+import type { ExecConnection } from './exec-connection.js';
 
 /** Largest delay `setTimeout` accepts. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -10,7 +10,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Options of {@link runStreamedCommand}. */
 export interface RunStreamedCommandOptions {
   /** The shared exec websocket. */
-  execStream: ExecStream;
+  execConnection: ExecConnection;
   request: CommandRequest;
   /** Aborted when the workspace closes, with a `WORKSPACE_CLOSED` reason. */
   closing: AbortSignal;
@@ -20,7 +20,7 @@ export interface RunStreamedCommandOptions {
 
 /** Streaming mode: one command over the shared exec websocket. */
 export function runStreamedCommand({
-  execStream,
+  execConnection,
   request,
   closing,
   maxOutputBytes,
@@ -44,7 +44,7 @@ export function runStreamedCommand({
       handle.detach();
       settle();
     };
-    const handle = execStream.start(
+    const handle = execConnection.start(
       {
         command,
         cwd: request.cwd,

@@ -16,8 +16,8 @@ import type {
   ExecHandle,
   ExecListener,
   ExecStartSpec,
-  ExecStreamOptions,
-} from './exec-stream-types.js';
+  ExecConnectionOptions,
+} from './exec-connection-types.js';
 import { httpStatusError } from './http-status-error.js';
 
 /** Close code of a failed websocket authentication. */
@@ -35,8 +35,8 @@ const CLOSE_GRACE_MS = 1_000;
  * confirmed fails with `CONNECTION_ERROR` (it may or may not have run); if the server stays
  * away past `reconnectTimeoutMs`, every command fails with `CONNECTION_ERROR`.
  */
-export class ExecStream {
-  readonly #options: ExecStreamOptions;
+export class ExecConnection {
+  readonly #options: ExecConnectionOptions;
   readonly #commands: ExecCommands;
   #socket: WebSocket | undefined;
   #connecting: Promise<WebSocket> | undefined;
@@ -45,7 +45,7 @@ export class ExecStream {
   /** Kills of detached commands waiting for the connection to come back. */
   readonly #queuedSignals: Array<{ commandId: string; signal: ExecSignal }> = [];
 
-  constructor(options: ExecStreamOptions) {
+  constructor(options: ExecConnectionOptions) {
     this.#options = options;
     this.#commands = new ExecCommands(options.host, (commandId, signal) =>
       this.#signal(commandId, signal),

@@ -2,8 +2,8 @@ import type { ExecSignal } from '@agent-workspace/protocol';
 import type { WebSocket } from 'ws';
 import type { WorkspaceError } from '../errors/workspace-error.js';
 
-/** Options of {@link ExecStream}. */
-export interface ExecStreamOptions {
+/** Options of {@link ExecConnection}. */
+export interface ExecConnectionOptions {
   /** `ws(s)://…/sockets/exec`, without credentials. */
   url: string;
   /** The agent-server's base URL, named in errors. */
@@ -15,7 +15,7 @@ export interface ExecStreamOptions {
   reconnectTimeoutMs: number;
 }
 
-/** What {@link ExecStream.start} runs. */
+/** What {@link ExecConnection.start} runs. */
 export interface ExecStartSpec {
   command: string;
   /** Absolute working directory. */
@@ -32,7 +32,7 @@ export interface ExecListener {
   fail(error: WorkspaceError): void;
 }
 
-/** Control of a command started with {@link ExecStream.start}. */
+/** Control of a command started with {@link ExecConnection.start}. */
 export interface ExecHandle {
   /** Sends `signal` to the command's process group (after its start is confirmed if need be). */
   kill(signal: ExecSignal): void;
@@ -42,7 +42,7 @@ export interface ExecHandle {
   readonly reconnecting: boolean;
 }
 
-/** Internal state of one command of an {@link ExecStream}. */
+/** Internal state of one command of an {@link ExecConnection}. */
 export interface ExecEntry {
   requestId: string;
   spec: ExecStartSpec;

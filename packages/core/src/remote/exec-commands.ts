@@ -1,7 +1,7 @@
 import type { ExecServerFrameWire, ExecSignal } from '@agent-workspace/protocol';
 import type { WorkspaceError } from '../errors/workspace-error.js';
-import { execFrameError } from './exec-frame-error.js';
 import type { ExecEntry } from './exec-connection-types.js';
+import { execFrameError } from './exec-frame-error.js';
 
 /**
  * The commands of one {@link ExecConnection}, by request id until `started` and by command id

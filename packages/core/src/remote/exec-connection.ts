@@ -12,11 +12,11 @@ import { Backoff } from './backoff.js';
 import { CLOSED, connectExecSocket, OPEN } from './connect-exec-socket.js';
 import { ExecCommands } from './exec-commands.js';
 import type {
+  ExecConnectionOptions,
   ExecEntry,
   ExecHandle,
   ExecListener,
   ExecStartSpec,
-  ExecConnectionOptions,
 } from './exec-connection-types.js';
 import { httpStatusError } from './http-status-error.js';
 

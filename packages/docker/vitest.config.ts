@@ -1,12 +1,12 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
-    // Checks the engine and resolves the agent-server test image once for all suites.
-    globalSetup: ['src/workspace/test-support/global-setup.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 300_000,
+    // The suites that need a Docker engine run under vitest.integration.config.ts.
+    exclude: [...configDefaults.exclude, 'src/**/*.integration.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     reporters: ['default', ['json', { outputFile: '../../.test-results/docker.json' }]],
   },
 });

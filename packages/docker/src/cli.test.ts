@@ -1,9 +1,6 @@
 import path from 'node:path';
-import Docker from 'dockerode';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { buildBaseImage } from './image/build-base-image.js';
-import { requireDockerEngine } from './testing/require-docker-engine.js';
 
 const tsx = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
 
@@ -20,25 +17,5 @@ describe('agent-workspace-docker', () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain('"bogus"');
-  });
-});
-
-const dockerAvailable = await requireDockerEngine('agent-workspace-docker CLI tests');
-
-describe.skipIf(!dockerAvailable)('agent-workspace-docker build-image', () => {
-  it('prints only the image name on stdout and progress on stderr', async () => {
-    const base = await buildBaseImage({ docker: new Docker() });
-    const result = await runCli('build-image', '--base-image', base.tag);
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^agent-workspace\/agent-server:[0-9a-f]{12}$/);
-    expect(result.stderr).toContain(result.stdout);
-  });
-
-  it('exits 1 with the error code when the build cannot run', async () => {
-    const result = await runCli('build-image', '--base-image', 'agent-workspace-test/missing:0');
-    expect(result.exitCode).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('[PROVISIONING_ERROR]');
-    expect(result.stderr).toContain('build-base-image');
   });
 });

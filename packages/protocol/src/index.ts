@@ -1,3 +1,5 @@
+export type { BashErrorCode } from './errors/bash-error-code.js';
+export { type ExecErrorCode, execErrorCodeSchema } from './errors/exec-error-code.js';
 export { httpErrorBody } from './errors/http-error-body.js';
 export {
   type InternalServerErrorBody,
@@ -9,7 +11,16 @@ export {
   type ValidationLocation,
   validationErrorBody,
 } from './errors/validation-error-body.js';
-export { hexIdInputSchema, hexIdSchema, newHexId, normalizeHexId } from './ids/hex-id.js';
+export {
+  type WorkspaceErrorCode,
+  workspaceErrorCodeSchema,
+} from './errors/workspace-error-code.js';
+export {
+  EXEC_ERROR_OUTCOMES,
+  WORKSPACE_ERROR_WIRE,
+  type WorkspaceErrorWire,
+} from './errors/workspace-error-wire.js';
+export { hexIdInputSchema, newHexId, normalizeHexId } from './ids/hex-id.js';
 export {
   type JsonSchema,
   type JsonSchemaOptions,
@@ -20,6 +31,7 @@ export {
   type CommandInputProblem,
   checkCommandEnvironment,
   checkCommandText,
+  checkEnvironmentName,
   MAX_COMMAND_BYTES,
   MAX_COMMAND_TIMEOUT_SECONDS,
   MAX_ENV_BYTES,
@@ -31,34 +43,29 @@ export {
   commandEnvironmentSchema,
   commandTextSchema,
   commandTimeoutSchema,
+  environmentNameSchema,
 } from './limits/command-input-schemas.js';
 export { utf8ByteLength } from './limits/utf8-byte-length.js';
 export {
   type BashCommand,
   type BashCommandWire,
-  bashCommandFromWire,
-  bashCommandToWire,
   bashCommandWireSchema,
 } from './models/bash-command.js';
 export {
   type BashError,
   type BashErrorWire,
-  bashErrorFromWire,
-  bashErrorToWire,
   bashErrorWireSchema,
 } from './models/bash-error.js';
 export {
   type BashEvent,
   type BashEventWire,
   bashEventFromWire,
-  bashEventToWire,
   bashEventWireSchema,
 } from './models/bash-event.js';
 export {
   type BashEventPage,
   type BashEventPageWire,
   bashEventPageFromWire,
-  bashEventPageToWire,
   bashEventPageWireSchema,
 } from './models/bash-event-page.js';
 export {
@@ -67,37 +74,26 @@ export {
   type BashEventSortOrder,
   bashEventSearchQueryFromWire,
   bashEventSearchQueryToSearchParams,
-  bashEventSearchQueryToWire,
   bashEventSearchQueryWireSchema,
   bashEventSortOrderSchema,
 } from './models/bash-event-search-query.js';
 export {
-  type BashEventsCleared,
   type BashEventsClearedWire,
-  bashEventsClearedFromWire,
-  bashEventsClearedToWire,
   bashEventsClearedWireSchema,
 } from './models/bash-events-cleared.js';
 export {
   type BashOutput,
   type BashOutputWire,
-  bashOutputFromWire,
-  bashOutputToWire,
   bashOutputWireSchema,
 } from './models/bash-output.js';
 export {
   type CommandResult,
   type CommandResultWire,
-  commandResultFromWire,
-  commandResultToWire,
   commandResultWireSchema,
 } from './models/command-result.js';
 export {
-  type ErrorEnvelope,
   type ErrorEnvelopeWire,
-  errorEnvelopeFromWire,
   errorEnvelopeSchema,
-  errorEnvelopeToWire,
 } from './models/error-envelope.js';
 export {
   EXEC_STREAM_CAPABILITY,
@@ -107,21 +103,15 @@ export {
   type ExecSignal,
   execClientFrameWireSchema,
   execServerFrameWireSchema,
-  execSignalSchema,
 } from './models/exec-stream-frame.js';
 export {
   DEFAULT_BASH_TIMEOUT_SECONDS,
-  type ExecuteBashRequest,
   type ExecuteBashRequestWire,
-  executeBashRequestFromWire,
-  executeBashRequestToWire,
   executeBashRequestWireSchema,
 } from './models/execute-bash-request.js';
 export {
   type FileOperationResult,
   type FileOperationResultWire,
-  fileOperationResultFromWire,
-  fileOperationResultToWire,
   fileOperationResultWireSchema,
 } from './models/file-operation-result.js';
 export {
@@ -136,7 +126,6 @@ export {
   HEALTH_OK,
   type HealthStatus,
   healthStatusSchema,
-  initializingStatus,
   READY,
   type ReadyStatus,
   readyStatusSchema,
@@ -145,22 +134,17 @@ export {
   type ServerInfo,
   type ServerInfoWire,
   serverInfoFromWire,
-  serverInfoToWire,
   serverInfoWireSchema,
 } from './models/server-info.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
 export { type ValidationIssue, validationIssueSchema } from './models/validation-issue.js';
 export {
-  type WebsocketAuthFrame,
   type WebsocketAuthFrameWire,
-  websocketAuthFrameFromWire,
-  websocketAuthFrameToWire,
   websocketAuthFrameWireSchema,
 } from './models/websocket-auth-frame.js';
 export {
   formatWireTimestamp,
   normalizeWireTimestamp,
-  parseWireTimestamp,
   wireTimestampSchema,
 } from './time/wire-timestamp.js';
 export {
@@ -168,3 +152,4 @@ export {
   bashEventPath,
   SESSION_API_KEY_HEADER,
 } from './wire/agent-server-routes.js';
+export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';

@@ -1,4 +1,4 @@
-import { AGENT_SERVER_ROUTES, bashEventPath } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES, bashEventPath, wireSchemas } from '@agent-workspace/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 
@@ -208,6 +208,16 @@ describe('buildApp', () => {
       const openApiPaths = httpRoutes.map((route) => route.replace(/:(\w+)/g, '{$1}'));
       expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(openApiPaths));
       expect(bashEventPath('ab/c')).toBe('/api/bash/bash_events/ab%2Fc');
+    });
+
+    it('documents every wire model of the protocol as a component', async () => {
+      const document = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+        components: { schemas: Record<string, { oneOf?: unknown[]; properties?: unknown }> };
+      };
+      expect(Object.keys(document.components.schemas)).toEqual(
+        expect.arrayContaining(Object.keys(wireSchemas)),
+      );
+      expect(document.components.schemas.ExecServerFrame?.oneOf).toHaveLength(4);
     });
 
     it('serves the Swagger UI at /docs', async () => {

@@ -1,4 +1,4 @@
-import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
+import { httpErrorBody, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -25,6 +25,7 @@ import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
 import { watchRequestBody } from './watch-request-body.js';
+import { wireSchemaComponents } from './wire-schema-components.js';
 import { zodValidatorCompiler } from './zod-validator-compiler.js';
 
 /**
@@ -71,7 +72,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: 'Not Found' }));
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
 
   const dockerHostAddr = process.env.DOCKER_HOST_ADDR;
   await app.register(cors, {
@@ -101,6 +102,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
         securitySchemes: {
           sessionApiKey: { type: 'apiKey', in: 'header', name: SESSION_API_KEY_HEADER },
         },
+        schemas: wireSchemaComponents(),
       },
       // Open routes (health, server info) override this with `security: []`.
       security: [{ sessionApiKey: [] }],
@@ -116,14 +118,17 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   };
   app.addHook('onRequest', async (request, reply) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      return reply.code(400).header('connection', 'close').send({ detail: 'Missing Host header' });
+      return reply
+        .code(400)
+        .header('connection', 'close')
+        .send(httpErrorBody('Missing Host header'));
     }
     watchRequestBody(request, reply, bodyLimits);
   });
   app.addHook('onRequest', async (request, reply) => {
     if (!context.authRequired || request.method === 'OPTIONS' || !isApiRequest(request)) return;
     if (!context.checkSessionKey(request.headers[SESSION_KEY_HEADER_NAME])) {
-      return reply.status(401).send({ detail: 'Unauthorized' });
+      return reply.status(401).send(httpErrorBody('Unauthorized'));
     }
   });
 

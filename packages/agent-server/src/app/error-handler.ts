@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { internalServerErrorBody, validationErrorBody } from '@agent-workspace/protocol';
+import { WorkspaceError } from '@agent-workspace/core';
+import {
+  httpErrorBody,
+  internalServerErrorBody,
+  validationErrorBody,
+  WORKSPACE_ERROR_WIRE,
+} from '@agent-workspace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './http-error.js';
 import { jsonInvalid } from './parse-json-body.js';
@@ -14,6 +20,7 @@ const LOCATIONS = {
 
 /**
  * Maps every failure to the OpenHands error envelope: `HttpError` → its status and `detail`,
+ * a `WorkspaceError` → the status `WORKSPACE_ERROR_WIRE` gives its code (unless that is a 500),
  * schema failures → 422 with FastAPI-style issues, malformed JSON → 422 `json_invalid`,
  * framework 4xx → `{"detail": message}`, a machine out of descriptors or memory → 503 with
  * `Retry-After`, out of disk → 507, anything else → 500 with an `error_id` that is logged (a
@@ -25,7 +32,10 @@ export function errorHandler(
   reply: FastifyReply,
 ): FastifyReply {
   if (error instanceof HttpError) {
-    return reply.status(error.statusCode).send({ detail: error.detail });
+    return reply.status(error.statusCode).send(httpErrorBody(error.detail));
+  }
+  if (WorkspaceError.isInstance(error) && WORKSPACE_ERROR_WIRE[error.code].status < 500) {
+    return reply.status(WORKSPACE_ERROR_WIRE[error.code].status).send(httpErrorBody(error.message));
   }
   if (error instanceof RequestValidationError) {
     const context = (error as { validationContext?: keyof typeof LOCATIONS }).validationContext;
@@ -38,16 +48,16 @@ export function errorHandler(
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
-    return reply.status(422).send({ detail: jsonInvalid(error.message).detail });
+    return reply.status(422).send(httpErrorBody(jsonInvalid(error.message).detail));
   }
   const status = fastifyError.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return reply.status(status).send({ detail: error.message });
+    return reply.status(status).send(httpErrorBody(error.message));
   }
   const system = SYSTEM_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
   if (system) {
     if (system.status === 503) reply.header('retry-after', '1');
-    return reply.status(system.status).send({ detail: system.detail });
+    return reply.status(system.status).send(httpErrorBody(system.detail));
   }
   const errorId = randomBytes(16).toString('hex');
   request.log.error({ err: error, errorId }, 'unhandled error');

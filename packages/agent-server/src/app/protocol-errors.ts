@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { httpErrorBody } from '@agent-workspace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -33,9 +34,9 @@ export function frameworkErrors(
   reply: FastifyReply,
 ): void {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void reply.code(414).send({ detail: 'A path segment is too long' });
+    void reply.code(414).send(httpErrorBody('A path segment is too long'));
   } else {
-    void reply.code(400).send({ detail: `Malformed URL: ${error.message}` });
+    void reply.code(400).send(httpErrorBody(`Malformed URL: ${error.message}`));
   }
 }
 
@@ -52,10 +53,10 @@ export async function requireWebsocketHandshake(
 ): Promise<void> {
   const { headers } = request;
   if (headers.upgrade?.toLowerCase() !== 'websocket') {
-    await reply.code(400).send({ detail: 'This route takes websocket connections only' });
+    await reply.code(400).send(httpErrorBody('This route takes websocket connections only'));
   } else if (!WEBSOCKET_KEY.test(headers['sec-websocket-key'] ?? '')) {
-    await reply.code(400).send({ detail: 'Missing or invalid Sec-WebSocket-Key header' });
+    await reply.code(400).send(httpErrorBody('Missing or invalid Sec-WebSocket-Key header'));
   } else if (!['8', '13'].includes(headers['sec-websocket-version'] ?? '')) {
-    await reply.code(400).send({ detail: 'Sec-WebSocket-Version must be 13' });
+    await reply.code(400).send(httpErrorBody('Sec-WebSocket-Version must be 13'));
   }
 }

@@ -1,4 +1,5 @@
-import type { CommandSandbox, PathWalker } from '@agent-workspace/core';
+import type { CommandSandbox } from '@agent-workspace/core';
+import type { PathWalker } from '@agent-workspace/core/internal';
 import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import type { BashEventService } from '../bash/bash-event-service.js';
 import type { InstanceRegistry } from '../runtime/instance-registry.js';

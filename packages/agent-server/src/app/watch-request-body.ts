@@ -1,3 +1,4 @@
+import { httpErrorBody } from '@agent-workspace/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Limits of {@link watchRequestBody}. */
@@ -47,7 +48,7 @@ export function watchRequestBody(
     void reply
       .code(408)
       .header('connection', 'close')
-      .send({ detail: `Request body timed out: ${reason}` });
+      .send(httpErrorBody(`Request body timed out: ${reason}`));
   };
   const timer = setInterval(() => {
     if (raw.complete || socket.destroyed) {

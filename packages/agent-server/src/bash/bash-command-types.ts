@@ -1,4 +1,5 @@
-import type { CommandResult, LocalCommandHandle } from '@agent-workspace/core';
+import type { CommandResult } from '@agent-workspace/core';
+import type { LocalCommandHandle } from '@agent-workspace/core/internal';
 import type { BashCommandWire, BashOutputWire } from '@agent-workspace/protocol';
 import type { StoredBashEvent } from './bash-event-records.js';
 import type { StoredEventWire } from './persisted-bash-event.js';

@@ -1,17 +1,20 @@
 import { appendFile, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PathWalker, WorkspaceError } from '@agent-workspace/core';
+import { WorkspaceError } from '@agent-workspace/core';
+import { PathWalker } from '@agent-workspace/core/internal';
 import { rejectionOf } from '@agent-workspace/core/testing';
 import { MAX_COMMAND_BYTES } from '@agent-workspace/protocol';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../test-support/eventually.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 import type { BashCommandRequest } from './bash-command-types.js';
 import { BASH_EVENT_LOG_FILE } from './bash-event-log.js';
 import { BashEventService, type BashEventServiceOptions } from './bash-event-service.js';
 
 type Json = Record<string, unknown>;
+
+/** How long and how often `vi.waitFor` polls for the server to catch up. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 async function post(base: string, route: string, body: unknown): Promise<Json> {
   const response = await fetch(`${base}/api/bash/${route}`, {
@@ -61,11 +64,10 @@ describe('persistence', () => {
     const running = await post(first.url, 'start_bash_command', {
       command: 'echo running; sleep 30',
     });
-    await eventually(async () =>
-      (await allEvents(first.url)).some((event) => event.command_id === running.id)
-        ? true
-        : undefined,
-    );
+    await vi.waitFor(async () => {
+      const events = await allEvents(first.url);
+      expect(events.some((event) => event.command_id === running.id)).toBe(true);
+    }, WAIT);
     const before = await allEvents(first.url);
     await first.server.close();
 
@@ -158,7 +160,7 @@ describe('persistence', () => {
       ]);
       // Timestamps are served in canonical form.
       expect(events[1]?.timestamp).toBe('2026-01-01T00:00:01.000001Z');
-      await eventually(async () => (warnings.length > 0 ? true : undefined));
+      await vi.waitFor(() => expect(warnings.length).toBeGreaterThan(0), WAIT);
       expect(warnings[0]).toContain('skipped 1 unreadable logged events');
     } finally {
       process.off('warning', onWarning);
@@ -168,10 +170,11 @@ describe('persistence', () => {
   it('appends to the log as events happen, without waiting for close()', async () => {
     const server = await serve();
     const result = await post(server.url, 'execute_bash_command', { command: 'echo logged' });
-    const logged = await eventually(async () => {
+    const logged = await vi.waitFor(async () => {
       const text = await readFile(path.join(stateDir, BASH_EVENT_LOG_FILE), 'utf8');
-      return text.includes(result.id as string) ? text : undefined;
-    });
+      expect(text).toContain(result.id as string);
+      return text;
+    }, WAIT);
     const parsed = logged
       .trim()
       .split('\n')
@@ -188,7 +191,7 @@ describe('retention', () => {
     const server = await serve({ bashEventRetentionSeconds: 0.3 });
     const result = await post(server.url, 'execute_bash_command', { command: 'echo short-lived' });
     expect((await allEvents(server.url)).length).toBeGreaterThan(0);
-    await eventually(async () => ((await allEvents(server.url)).length === 0 ? true : undefined));
+    await vi.waitFor(async () => expect(await allEvents(server.url)).toEqual([]), WAIT);
     const gone = await fetch(`${server.url}/api/bash/bash_events/${result.id}`);
     expect(gone.status).toBe(404);
   });
@@ -226,8 +229,9 @@ describe('BashEventService', () => {
       timeoutSeconds: 60,
       detached: true,
     });
-    await eventually(async () =>
-      bash.commandRecord(started.event.id)?.outputs.length ? true : undefined,
+    await vi.waitFor(
+      () => expect(bash.commandRecord(started.event.id)?.outputs.length).toBeTruthy(),
+      WAIT,
     );
     const first = bash.close();
     expect(bash.close()).toBe(first);

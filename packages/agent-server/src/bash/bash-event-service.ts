@@ -2,9 +2,9 @@ import {
   type CommandResult,
   type CommandSandbox,
   DEFAULT_MAX_OUTPUT_BYTES,
-  type PathWalker,
   WorkspaceError,
 } from '@agent-workspace/core';
+import type { PathWalker } from '@agent-workspace/core/internal';
 import type {
   BashCommandWire,
   BashEventSearchQuery,

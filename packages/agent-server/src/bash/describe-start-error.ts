@@ -1,17 +1,19 @@
 import { WorkspaceError } from '@agent-workspace/core';
+import {
+  type BashErrorCode,
+  type ExecErrorCode,
+  WORKSPACE_ERROR_WIRE,
+  type WorkspaceErrorCode,
+} from '@agent-workspace/protocol';
 
 /** Why a command could not start, in the terms routes and sockets answer with. */
 export interface StartFailure {
   /** HTTP status for the routes. */
-  status: 400 | 403 | 422 | 429 | 500 | 503;
-  /** Stable code for socket error frames. */
-  code:
-    | 'INVALID_CWD'
-    | 'FORBIDDEN'
-    | 'INVALID_ARGUMENT'
-    | 'TOO_MANY_COMMANDS'
-    | 'SPAWN_ERROR'
-    | 'UNAVAILABLE';
+  status: number;
+  /** Code of the exec socket's `error` frame. */
+  execCode: ExecErrorCode;
+  /** Code of the bash-events socket's `BashError` event. */
+  bashErrorCode: BashErrorCode;
   /** Request field at fault, if one is. */
   field: string | undefined;
   detail: string;
@@ -20,36 +22,40 @@ export interface StartFailure {
 /** Spawn failures that pass: the machine is out of descriptors, processes or memory for now. */
 const TRANSIENT_SPAWN_ERRORS = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM']);
 
+/** The codes `BashEventService.startCommand` fails with; anything else is unexpected. */
+const START_ERROR_CODES = new Set<WorkspaceErrorCode>([
+  'FORBIDDEN',
+  'INVALID_CWD',
+  'NOT_FOUND',
+  'INVALID_ARGUMENT',
+  'RESOURCE_EXHAUSTED',
+  'SPAWN_ERROR',
+  'WORKSPACE_CLOSED',
+]);
+
 /**
- * Classifies an error thrown by `BashEventService.startCommand`; `undefined` for anything
- * unexpected. A bad cwd is 400 `INVALID_CWD` (403 when confinement refuses it), too many running
- * commands 429, a spawn that failed for lack of descriptors or processes 503 (500 otherwise).
+ * Classifies an error thrown by `BashEventService.startCommand` with the one wire table
+ * (`WORKSPACE_ERROR_WIRE`); `undefined` for anything unexpected. A start names one path, its
+ * cwd: a missing one is `INVALID_CWD` (400). A spawn that failed for lack of descriptors,
+ * processes or memory is a 503 to retry later.
  */
 export function describeStartError(error: unknown): StartFailure | undefined {
-  if (!WorkspaceError.isInstance(error)) return undefined;
-  const field = typeof error.details.field === 'string' ? error.details.field : undefined;
-  const detail = error.message;
-  switch (error.code) {
-    case 'FORBIDDEN':
-      return { status: 403, code: 'FORBIDDEN', field, detail };
-    case 'INVALID_CWD':
-    case 'NOT_FOUND':
-      return { status: 400, code: 'INVALID_CWD', field: 'cwd', detail };
-    case 'INVALID_ARGUMENT':
-      return field === 'cwd'
-        ? { status: 400, code: 'INVALID_CWD', field, detail }
-        : { status: 422, code: 'INVALID_ARGUMENT', field, detail };
-    case 'RESOURCE_EXHAUSTED':
-      return { status: 429, code: 'TOO_MANY_COMMANDS', field: undefined, detail };
-    case 'SPAWN_ERROR': {
-      const transient = TRANSIENT_SPAWN_ERRORS.has(String(error.details.errno));
-      return transient
-        ? { status: 503, code: 'SPAWN_ERROR', field: undefined, detail: `${detail}; retry later` }
-        : { status: 500, code: 'SPAWN_ERROR', field: undefined, detail };
-    }
-    case 'WORKSPACE_CLOSED':
-      return { status: 503, code: 'UNAVAILABLE', field: undefined, detail };
-    default:
-      return undefined;
-  }
+  if (!WorkspaceError.isInstance(error) || !START_ERROR_CODES.has(error.code)) return undefined;
+  const named = typeof error.details.field === 'string' ? error.details.field : undefined;
+  const aboutCwd =
+    error.code === 'INVALID_CWD' ||
+    error.code === 'NOT_FOUND' ||
+    (error.code === 'INVALID_ARGUMENT' && named === 'cwd');
+  const code = aboutCwd ? 'INVALID_CWD' : error.code;
+  const field = aboutCwd ? 'cwd' : named;
+  const wire = WORKSPACE_ERROR_WIRE[code];
+  const transient =
+    code === 'SPAWN_ERROR' && TRANSIENT_SPAWN_ERRORS.has(String(error.details.errno));
+  return {
+    status: transient ? 503 : wire.status,
+    execCode: wire.execCode,
+    bashErrorCode: wire.bashErrorCode,
+    field,
+    detail: transient ? `${error.message}; retry later` : error.message,
+  };
 }

@@ -1,3 +1,4 @@
+import { WorkspaceError } from '@agent-workspace/core';
 import {
   type LocalCommandHandle,
   openDirectory,
@@ -5,8 +6,7 @@ import {
   PROC_FD_WALKS,
   type StartLocalCommandOptions,
   startLocalCommand,
-  WorkspaceError,
-} from '@agent-workspace/core';
+} from '@agent-workspace/core/internal';
 
 /** Options of {@link launchBashCommand}. */
 export interface LaunchBashCommandOptions extends Omit<StartLocalCommandOptions, 'cwd'> {

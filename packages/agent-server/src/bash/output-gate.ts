@@ -1,4 +1,4 @@
-import type { LocalCommandHandle } from '@agent-workspace/core';
+import type { LocalCommandHandle } from '@agent-workspace/core/internal';
 import type { BashEventLog } from './bash-event-log.js';
 
 /** Unwritten log bytes at which commands' output stops being read, and where it resumes. */

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { openRegularFile, type PathWalker } from '@agent-workspace/core';
+import { openRegularFile, type PathWalker } from '@agent-workspace/core/internal';
 import { pathHttpError } from './path-http-error.js';
 
 /** Read size of downloads: fewer, larger writes to the socket. */

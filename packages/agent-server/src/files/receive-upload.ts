@@ -1,10 +1,10 @@
+import { WorkspaceError } from '@agent-workspace/core';
 import {
   type FileDestination,
   locateFileForWrite,
   type PathWalker,
-  WorkspaceError,
   writeStreamAtomic,
-} from '@agent-workspace/core';
+} from '@agent-workspace/core/internal';
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../app/http-error.js';
 import { pathHttpError } from './path-http-error.js';

@@ -2,10 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { RemoteWorkspace } from '@openhands/typescript-client';
-import { BashClient } from '@openhands/typescript-client/clients';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../test-support/eventually.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 
 const HEX_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
@@ -16,6 +13,9 @@ interface Page {
   items: Json[];
   next_page_id: string | null;
 }
+
+/** How long and how often `vi.waitFor` polls for the server to catch up. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 let server: TestServer;
 beforeAll(async () => {
@@ -97,10 +97,11 @@ describe('POST /api/bash/start_bash_command', () => {
     // It returned while the command still waits for the file.
     expect(await outputsOf(json.id as string)).toEqual([]);
     await writeFile(path.join(server.dir, 'sub', 'release'), '');
-    const outputs = await eventually(async () => {
+    const outputs = await vi.waitFor(async () => {
       const items = await outputsOf(json.id as string);
-      return items.some((item) => item.exit_code !== null) ? items : undefined;
-    });
+      expect(items.some((item) => item.exit_code !== null)).toBe(true);
+      return items;
+    }, WAIT);
     expect(outputs).toEqual([
       {
         kind: 'BashOutput',
@@ -129,19 +130,21 @@ describe('POST /api/bash/start_bash_command', () => {
     const { json: command } = await call('POST', '/api/bash/start_bash_command', {
       command: 'echo first; while [ ! -e go-stream ]; do sleep 0.01; done; echo second >&2',
     });
-    const first = await eventually(async () => {
+    const first = await vi.waitFor(async () => {
       const items = await outputsOf(command.id as string);
-      return items.length > 0 ? items : undefined;
-    });
+      expect(items.length).toBeGreaterThan(0);
+      return items;
+    }, WAIT);
     // The first line is visible while the command is still blocked on the file.
     expect(first).toEqual([
       expect.objectContaining({ order: 0, stdout: 'first\n', exit_code: null }),
     ]);
     await writeFile(path.join(server.dir, 'go-stream'), '');
-    const all = await eventually(async () => {
+    const all = await vi.waitFor(async () => {
       const items = await outputsOf(command.id as string);
-      return items.at(-1)?.exit_code === 0 ? items : undefined;
-    });
+      expect(items.at(-1)?.exit_code).toBe(0);
+      return items;
+    }, WAIT);
     expect(
       all.map(({ order, stdout, stderr, exit_code }) => ({ order, stdout, stderr, exit_code })),
     ).toEqual([
@@ -218,7 +221,7 @@ describe('POST /api/bash/execute_bash_command', () => {
     expect(json.exit_code).toBe(-1);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(pid).toBeGreaterThan(0);
-    await eventually(async () => (isAlive(pid) ? undefined : true));
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), WAIT);
   });
 
   it('runs 100 concurrent commands with correctly attributed output', async () => {
@@ -444,45 +447,6 @@ describe('GET /api/bash/bash_events/ (batch, JSON body on a GET)', () => {
   });
 });
 
-describe('the official OpenHands TypeScript client', () => {
-  it('starts, executes, searches, fetches and clears bash events', async () => {
-    const keyed = await startTestServer({ sessionApiKeys: ['oh-key'] });
-    const bash = new BashClient({ host: keyed.url, apiKey: 'oh-key' });
-    try {
-      const output = await bash.executeCommand('echo from-client; echo err >&2; exit 2');
-      expect(output).toMatchObject({ exit_code: 2, stdout: 'from-client\n', stderr: 'err\n' });
-      const command = await bash.startCommand('echo started', keyed.dir, 10);
-      expect(command).toMatchObject({
-        kind: 'BashCommand',
-        command: 'echo started',
-        cwd: keyed.dir,
-        timeout: 10,
-      });
-      const outputs = await eventually(async () => {
-        const page = await bash.searchEvents({ command_id__eq: command.id, order__gt: -1 });
-        return page.items.some((item: Json) => item.exit_code !== null) ? page.items : undefined;
-      });
-      expect(outputs.map((item: Json) => item.stdout ?? '').join('')).toBe('started\n');
-      expect(await bash.getEvent(command.id)).toEqual(command);
-      expect(await bash.batchGetEvents([command.id, '2'.repeat(32)])).toEqual([command, null]);
-      expect(await bash.clearEvents()).toEqual({ cleared_count: expect.any(Number) });
-      expect((await bash.searchEvents({})).items).toEqual([]);
-      const workspace = new RemoteWorkspace({
-        host: keyed.url,
-        workingDir: keyed.dir,
-        apiKey: 'oh-key',
-      });
-      expect(await workspace.executeCommand('pwd -P')).toMatchObject({
-        exit_code: 0,
-        stdout: `${keyed.dir}\n`,
-      });
-    } finally {
-      bash.close();
-      await keyed.close();
-    }
-  });
-});
-
 describe('DELETE /api/bash/bash_events', () => {
   it('clears finished commands and keeps the events of running ones', async () => {
     const isolated = await startTestServer();
@@ -494,9 +458,9 @@ describe('DELETE /api/bash/bash_events', () => {
         { command: 'echo waiting; while [ ! -e go ]; do sleep 0.01; done' },
         isolated.url,
       );
-      await eventually(async () =>
-        (await searchIn(isolated.url, running.id as string)).length > 0 ? true : undefined,
-      );
+      await vi.waitFor(async () => {
+        expect((await searchIn(isolated.url, running.id as string)).length).toBeGreaterThan(0);
+      }, WAIT);
       const cleared = await call('DELETE', '/api/bash/bash_events', undefined, isolated.url);
       // BashCommand + output + exit of the finished command.
       expect(cleared).toEqual({ status: 200, json: { cleared_count: 3 } });

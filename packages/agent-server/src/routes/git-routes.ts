@@ -1,11 +1,5 @@
-import {
-  type DirectoryHandle,
-  openDirectory,
-  PROC_FD_WALKS,
-  readGitChanges,
-  readGitDiff,
-  WorkspaceError,
-} from '@agent-workspace/core';
+import { readGitChanges, readGitDiff, WorkspaceError } from '@agent-workspace/core';
+import { type DirectoryHandle, openDirectory, PROC_FD_WALKS } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
   clientPathSchema,

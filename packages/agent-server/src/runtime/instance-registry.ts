@@ -13,7 +13,8 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TEMPORARY_FILE_PATTERN, WorkspaceError } from '@agent-workspace/core';
+import { WorkspaceError } from '@agent-workspace/core';
+import { TEMPORARY_FILE_PATTERN } from '@agent-workspace/core/internal';
 import { endProcesses } from './end-processes.js';
 import { findMarkedProcesses } from './find-marked-processes.js';
 import { type InstanceIdentity, isSameInstanceAlive, thisInstance } from './instance-identity.js';

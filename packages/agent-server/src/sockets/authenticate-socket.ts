@@ -1,9 +1,12 @@
-import { websocketAuthFrameWireSchema } from '@agent-workspace/protocol';
+import {
+  httpErrorBody,
+  SOCKET_CLOSE_CODES,
+  websocketAuthFrameWireSchema,
+} from '@agent-workspace/protocol';
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
 import { SESSION_KEY_HEADER_NAME } from '../app/session-auth.js';
-import { AUTH_FAILED_CLOSE_CODE } from './socket-close-codes.js';
 
 /** How long a socket may take to send its `{"type":"auth"}` frame. */
 export const AUTH_TIMEOUT_MS = 10_000;
@@ -35,7 +38,7 @@ export function rejectInvalidDeprecatedKey(context: ServerContext) {
     if (!context.authRequired) return;
     const key = deprecatedSessionKey(request);
     if (key !== undefined && !context.checkSessionKey(key)) {
-      await reply.status(403).send({ detail: 'Authentication failed' });
+      await reply.status(403).send(httpErrorBody('Authentication failed'));
     }
   };
 }
@@ -57,7 +60,7 @@ export function authenticateSocket(
   let failed = false;
   const fail = (): void => {
     failed = true;
-    socket.close(AUTH_FAILED_CLOSE_CODE, 'Authentication failed');
+    socket.close(SOCKET_CLOSE_CODES.authenticationFailed, 'Authentication failed');
   };
   const timer = authenticated ? undefined : setTimeout(fail, AUTH_TIMEOUT_MS);
   socket.once('close', () => clearTimeout(timer));

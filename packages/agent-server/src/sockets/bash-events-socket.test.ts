@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { TestSocketClient } from '../test-support/test-socket-client.js';
 import { AUTH_TIMEOUT_MS } from './authenticate-socket.js';
 import { MAX_BASH_EVENT_SUBSCRIBERS } from './bash-events-socket.js';
-import { TestSocketClient } from './test-socket-client.js';
 
 const HEX_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);

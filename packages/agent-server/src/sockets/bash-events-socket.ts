@@ -1,23 +1,24 @@
 import {
   AGENT_SERVER_ROUTES,
+  type BashErrorCode,
   type BashErrorWire,
   executeBashRequestWireSchema,
   formatWireTimestamp,
   newHexId,
+  SOCKET_CLOSE_CODES,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireWebsocketHandshake } from '../app/protocol-errors.js';
 import type { ServerContext } from '../app/server-context.js';
-import { describeStartError, type StartFailure } from '../bash/describe-start-error.js';
+import { describeStartError } from '../bash/describe-start-error.js';
 import {
   authenticateSocket,
   type ClientFrame,
   rejectInvalidDeprecatedKey,
 } from './authenticate-socket.js';
 import { describeFrameError } from './describe-frame-error.js';
-import { TRY_AGAIN_LATER_CLOSE_CODE } from './socket-close-codes.js';
 import { SocketSender } from './socket-sender.js';
 
 /** Most simultaneous bash-events socket subscribers (as OpenHands). */
@@ -34,16 +35,6 @@ const querySchema = z.object({
   /** Deprecated: authenticate with a query parameter. */
   session_api_key: z.string().optional(),
 });
-
-/** `BashError.code` per start failure, named like the exception OpenHands would report. */
-const ERROR_CODES: Record<StartFailure['code'], string> = {
-  INVALID_CWD: 'FileNotFoundError',
-  FORBIDDEN: 'PermissionError',
-  INVALID_ARGUMENT: 'ValueError',
-  TOO_MANY_COMMANDS: 'ServiceUnavailableError',
-  SPAWN_ERROR: 'OSError',
-  UNAVAILABLE: 'ServiceUnavailableError',
-};
 
 /**
  * The bash-events socket, `AGENT_SERVER_ROUTES.bashEventsSocket` (OpenHands-compatible): after the auth handshake, pushes every new
@@ -75,7 +66,7 @@ export function registerBashEventsSocket(app: FastifyInstance, context: ServerCo
           // Checked even while blocked, so a stalled client is dropped as soon as it lost events.
           if (socket.readyState === socket.OPEN) {
             socket.close(
-              TRY_AGAIN_LATER_CLOSE_CODE,
+              SOCKET_CLOSE_CODES.tryAgainLater,
               'Too slow: events were dropped before sending',
             );
           }
@@ -90,7 +81,7 @@ export function registerBashEventsSocket(app: FastifyInstance, context: ServerCo
           }
         }
       };
-      const sendError = (code: string, detail: string): void => {
+      const sendError = (code: BashErrorCode, detail: string): void => {
         const error: BashErrorWire = {
           kind: 'BashError',
           id: newHexId(),
@@ -119,7 +110,7 @@ export function registerBashEventsSocket(app: FastifyInstance, context: ServerCo
           const failure = describeStartError(error);
           if (!failure) request.log.error({ err: error }, 'bash-events socket: start failed');
           sendError(
-            failure ? ERROR_CODES[failure.code] : 'Exception',
+            failure ? failure.bashErrorCode : 'Exception',
             failure?.detail ?? String(error),
           );
         }
@@ -127,7 +118,7 @@ export function registerBashEventsSocket(app: FastifyInstance, context: ServerCo
       authenticateSocket(socket, request, context, {
         onAuthenticated: () => {
           if (subscribers >= MAX_BASH_EVENT_SUBSCRIBERS) {
-            socket.close(TRY_AGAIN_LATER_CLOSE_CODE, 'Too many connections');
+            socket.close(SOCKET_CLOSE_CODES.tryAgainLater, 'Too many connections');
             return;
           }
           subscribers++;

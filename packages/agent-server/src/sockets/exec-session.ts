@@ -2,6 +2,7 @@ import {
   type BashOutputWire,
   DEFAULT_BASH_TIMEOUT_SECONDS,
   type ExecClientFrameWire,
+  type ExecErrorCode,
   type ExecServerFrameWire,
   execClientFrameWireSchema,
 } from '@agent-workspace/protocol';
@@ -135,13 +136,12 @@ export class ExecSession {
       this.#pump(commandId);
     } catch (error) {
       const failure = describeStartError(error);
-      if (!failure) this.#log.error({ err: error }, 'exec socket: start failed');
-      const code = !failure
-        ? 'INTERNAL_ERROR'
-        : failure.code === 'INVALID_ARGUMENT'
-          ? 'INVALID_FRAME'
-          : failure.code;
-      this.#error(null, requestId, code, failure?.detail ?? String(error));
+      if (!failure) {
+        this.#log.error({ err: error }, 'exec socket: start failed');
+        this.#error(null, requestId, 'INTERNAL_ERROR', String(error));
+        return;
+      }
+      this.#error(null, requestId, failure.execCode, failure.detail, failure.field);
     }
   }
 
@@ -275,12 +275,19 @@ export class ExecSession {
       : { type: 'output', command_id, order, stream: 'stderr', data: event.stderr ?? '' };
   }
 
-  #error(commandId: string | null, requestId: string | null, code: string, detail: string): void {
+  #error(
+    commandId: string | null,
+    requestId: string | null,
+    code: ExecErrorCode,
+    detail: string,
+    field?: string,
+  ): void {
     const frame: ErrorFrame = {
       type: 'error',
       command_id: commandId,
       request_id: requestId,
       code,
+      ...(field === undefined ? {} : { field }),
       detail,
     };
     this.#send(frame);

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
-import { TestSocketClient } from './test-socket-client.js';
+import { TestSocketClient } from '../test-support/test-socket-client.js';
 
 const HEX_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
 const KEY = 'exec-secret';
@@ -224,6 +224,7 @@ describe('/sockets/exec', () => {
       command_id: null,
       request_id: 'bad-cwd',
       code: 'INVALID_CWD',
+      field: 'cwd',
       detail: 'cwd does not exist: missing-dir',
     });
     client.send({ type: 'attach', command_id: 'f'.repeat(32), after_order: -1 });
@@ -232,6 +233,25 @@ describe('/sockets/exec', () => {
     });
     const id = await start(client, { command: 'echo alive' });
     expect(textOf(await untilExit(client, id), 'stdout')).toBe('alive\n');
+  });
+
+  it('names the field a confined server refuses in a start', async () => {
+    const confined = await startTestServer({ confineToWorkingDir: true });
+    const socket = await TestSocketClient.open(`${confined.url}/sockets/exec`);
+    try {
+      socket.send({ type: 'start', request_id: 'outside', command: 'true', cwd: '/' });
+      expect(await socket.next((f) => f.request_id === 'outside')).toEqual({
+        type: 'error',
+        command_id: null,
+        request_id: 'outside',
+        code: 'FORBIDDEN',
+        field: 'cwd',
+        detail: expect.stringMatching(/^cwd is outside the working directory/),
+      });
+    } finally {
+      await socket.close();
+      await confined.close();
+    }
   });
 
   it('closes with 4001 without a valid first auth frame', async () => {

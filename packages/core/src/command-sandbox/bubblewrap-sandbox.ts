@@ -1,13 +1,13 @@
 import { readlinkSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { signalProcessGroup } from '../local/kill-process-group.js';
-import { SYSTEM_PATH } from '../process/find-executable.js';
-import { spawnChild } from '../process/spawn-child.js';
-import { invalidArgument } from '../workspace/base-workspace.js';
+import { SYSTEM_PATH } from '../internal/process/find-executable.js';
+import { signalProcessGroup } from '../internal/process/kill-process-group.js';
+import { spawnChild } from '../internal/process/spawn-child.js';
+import type { CommandSandbox, ProcessLaunch } from '../workspace/command-sandbox.js';
 import { holderArguments } from './bubblewrap-arguments.js';
-import type { CommandSandbox, ProcessLaunch } from './command-sandbox.js';
 import { type SandboxTools, sandboxTools, sandboxUnsupportedReason } from './sandbox-tools.js';
 import { type SandboxHolder, startHolder } from './start-holder.js';
 

@@ -1,5 +1,5 @@
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { findExecutable, SYSTEM_PATH } from '../process/find-executable.js';
+import { findExecutable, SYSTEM_PATH } from '../internal/process/find-executable.js';
 
 /** Absolute host paths of the programs a bubblewrap sandbox runs. */
 export interface SandboxTools {

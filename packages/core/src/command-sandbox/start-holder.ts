@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
+import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { signalProcessGroup } from '../local/kill-process-group.js';
-import { SYSTEM_PATH } from '../process/find-executable.js';
-import { type SpawnedChild, spawnChild } from '../process/spawn-child.js';
-import { abortedError } from '../workspace/base-workspace.js';
+import { SYSTEM_PATH } from '../internal/process/find-executable.js';
+import { signalProcessGroup } from '../internal/process/kill-process-group.js';
+import { type SpawnedChild, spawnChild } from '../internal/process/spawn-child.js';
 import { HOLDER_READY_LINE } from './bubblewrap-arguments.js';
 
 /** Longest wait for a sandbox holder to be set up. */

@@ -48,6 +48,15 @@ export class DirectoryHandle {
     const stats = lstatSync(target);
     if (stats.isSymbolicLink()) throw errnoError('ELOOP', target);
     if (!stats.isDirectory()) throw errnoError('ENOTDIR', target);
+    return DirectoryHandle.byPath(target);
+  }
+
+  /**
+   * A handle that looks names up through the absolute path `target`, holding no descriptor
+   * (nothing to close): for paths on the caller's own machine, which are neither confined nor
+   * guarded against a component swapped meanwhile. Links in `target` are followed.
+   */
+  static byPath(target: string): DirectoryHandle {
     return new DirectoryHandle(-1, target === '/' ? '' : target);
   }
 
@@ -85,7 +94,7 @@ export class DirectoryHandle {
 
   /** Where the directory is now, as the kernel sees it (` (deleted)` appended once removed). */
   realPath(): string {
-    return PROC_FD_WALKS ? readlinkSync(this.ref) : this.ref || '/';
+    return this.fd >= 0 ? readlinkSync(this.ref) : this.ref || '/';
   }
 
   /** Closes the descriptor. Idempotent. */

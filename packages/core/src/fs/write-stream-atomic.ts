@@ -29,12 +29,22 @@ export interface WriteStreamAtomicOptions {
   directory: DirectoryHandle;
   /** The file's name in `directory`. */
   name: string;
-  /** Permission bits of the new file (not subject to the umask); default `0o666` less the umask. */
+  /**
+   * Permission bits of the new file (not subject to the umask); default `0o666` less the umask.
+   * With a mode, the file is created private (`0o600`) and given the mode before any byte lands.
+   */
   mode?: number | undefined;
+  /** Bytes the file stream buffers before the source has to wait; default Node's. */
+  highWaterMark?: number | undefined;
   /** Runs once every byte is on disk, before the rename; throwing discards the file. */
   verify?: (() => void) | undefined;
   /** Told the temporary file's name when it is created and when it is gone (renamed or removed). */
   onTemporaryFile?: ((event: 'created' | 'gone', name: string) => void) | undefined;
+  /**
+   * Told the error when the file itself cannot be written (created, written or renamed), before
+   * it is rethrown; so a caller can tell it from a failing `source`, whose error is rethrown as is.
+   */
+  onWriteError?: ((error: unknown) => void) | undefined;
 }
 
 /**
@@ -46,30 +56,50 @@ export interface WriteStreamAtomicOptions {
  * and the error is rethrown. Resolves to the bytes written.
  */
 export async function writeStreamAtomic(options: WriteStreamAtomicOptions): Promise<number> {
-  const { source, directory, name, mode, verify, onTemporaryFile } = options;
+  const { source, directory, name, mode, highWaterMark, verify, onTemporaryFile, onWriteError } =
+    options;
+  /** Runs a step on the file, telling `onWriteError` when it fails. */
+  const fileStep = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (error) {
+      onWriteError?.(error);
+      throw error;
+    }
+  };
   const temporary = `.${truncateUtf8(name, KEPT_NAME_BYTES)}.${randomBytes(6).toString('hex')}${TEMPORARY_FILE_SUFFIX}`;
   // O_EXCL: never reuse a file someone else created under the same name.
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  const fd = openSync(directory.child(temporary), flags, 0o666);
+  const fd = fileStep(() =>
+    openSync(directory.child(temporary), flags, mode === undefined ? 0o666 : 0o600),
+  );
   onTemporaryFile?.('created', temporary);
   let renamed = false;
   try {
     try {
-      if (mode !== undefined) fchmodSync(fd, mode);
+      if (mode !== undefined) fileStep(() => fchmodSync(fd, mode));
     } catch (error) {
       closeSync(fd);
       throw error;
     }
     // The stream owns the descriptor from here: it closes it when done, also on error.
-    const output = createWriteStream('', { fd });
+    const output = createWriteStream('', { fd, ...(highWaterMark && { highWaterMark }) });
+    // The file's own failure shows here before `pipeline` settles; a source's comes later.
+    let writeError: unknown;
+    output.once('error', (error) => {
+      writeError = error;
+    });
     try {
       await pipeline(source, output);
+    } catch (error) {
+      if (writeError !== undefined) onWriteError?.(writeError);
+      throw error;
     } finally {
       if (!output.closed)
         await new Promise<void>((resolve) => output.once('close', () => resolve()));
     }
     verify?.();
-    renameSync(directory.child(temporary), directory.child(name));
+    fileStep(() => renameSync(directory.child(temporary), directory.child(name)));
     renamed = true;
     return output.bytesWritten;
   } finally {

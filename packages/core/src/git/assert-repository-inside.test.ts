@@ -5,7 +5,7 @@ import { WorkspaceError } from '../errors/workspace-error.js';
 import { rejectionOf } from '../testing/rejection-of.js';
 import { readGitChanges } from './read-git-changes.js';
 import { readGitDiff } from './read-git-diff.js';
-import { commitAll, git, initRepository, put, TempDirs } from './test-repository.js';
+import { commitAll, git, initRepository, put, TempDirs } from './test-support/test-repository.js';
 
 function expectForbidden(error: unknown, mention: string): void {
   expect(WorkspaceError.isInstance(error, 'FORBIDDEN'), String(error)).toBe(true);

@@ -1,9 +1,9 @@
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitChange } from '@agent-workspace/protocol';
-import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { invalidArgument } from '../workspace/base-workspace.js';
+import type { CommandSandbox } from '../workspace/command-sandbox.js';
 import { assertRepositoryInside } from './assert-repository-inside.js';
 import { findRepositories } from './find-repositories.js';
 import { parseNameStatus, splitNul } from './parse-name-status.js';

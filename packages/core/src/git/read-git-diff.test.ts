@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { rejectionOf } from '../testing/rejection-of.js';
 import { decodeText, readGitDiff } from './read-git-diff.js';
-import { commitAll, git, initRepository, put, TempDirs } from './test-repository.js';
+import { commitAll, git, initRepository, put, TempDirs } from './test-support/test-repository.js';
 
 const temp = new TempDirs();
 afterAll(() => temp.cleanup());

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { rejectionOf } from '../testing/rejection-of.js';
 import { resolveBaseRef } from './resolve-base-ref.js';
-import { commitAll, git, initRepository, put, TempDirs } from './test-repository.js';
+import { commitAll, git, initRepository, put, TempDirs } from './test-support/test-repository.js';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const temp = new TempDirs();

@@ -1,5 +1,5 @@
-import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
-import { invalidArgument } from '../workspace/base-workspace.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
+import type { CommandSandbox } from '../workspace/command-sandbox.js';
 import { type GitPlace, gitFailure, gitOutput, runGit, stripFinalNewline } from './run-git.js';
 
 /** Options of {@link resolveBaseRef}. */

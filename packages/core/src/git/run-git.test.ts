@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { expectRejection } from '../testing/rejection-of.js';
 import { runGit, runGitBytes } from './run-git.js';
-import { TempDirs } from './test-repository.js';
+import { TempDirs } from './test-support/test-repository.js';
 
 const temp = new TempDirs();
 afterAll(() => temp.cleanup());
@@ -24,15 +23,11 @@ function isAlive(pid: number): boolean {
 }
 
 /** Polls `check` every 20 ms for at most 5 s; returns its last answer. */
-async function eventually(check: () => boolean): Promise<boolean> {
-  for (let attempt = 0; attempt < 250 && !check(); attempt++) await sleep(20);
-  return check();
-}
-
 async function readPid(file: string): Promise<number> {
-  expect(
-    await eventually(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')),
-  ).toBe(true);
+  await vi.waitFor(
+    () => expect(existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')).toBe(true),
+    { timeout: 5_000, interval: 20 },
+  );
   return Number(readFileSync(file, 'utf8'));
 }
 
@@ -68,7 +63,7 @@ describe('runGit', () => {
     const error = await expectRejection(running, 'GIT_ERROR');
     expect(error.message).toContain('timed out after 500 ms');
     const pid = await readPid(pidFile);
-    expect(await eventually(() => !isAlive(pid))).toBe(true);
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000, interval: 20 });
   });
 
   it('stops git past maxBuffer with GIT_ERROR', async () => {
@@ -92,7 +87,7 @@ describe('runGit', () => {
     expect(isAlive(pid)).toBe(true);
     controller.abort();
     await expectRejection(running, 'ABORTED');
-    expect(await eventually(() => !isAlive(pid))).toBe(true);
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5_000, interval: 20 });
     await expectRejection(runGit(['version'], { cwd, signal: AbortSignal.abort() }), 'ABORTED');
   });
 

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { killProcessGroup, type ProcessGroupKill } from '../local/kill-process-group.js';
-import { spawnChild } from '../process/spawn-child.js';
+import { killProcessGroup, type ProcessGroupKill } from '../internal/process/kill-process-group.js';
+import { spawnChild } from '../internal/process/spawn-child.js';
+import type { CommandSandbox } from '../workspace/command-sandbox.js';
 
 /** Upper bound of one git call, in milliseconds (the reference uses 30 s too). */
 export const GIT_TIMEOUT_MS = 30_000;

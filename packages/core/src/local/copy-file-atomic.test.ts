@@ -5,8 +5,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { TEMPORARY_FILE_PATTERN } from '../fs/write-stream-atomic.js';
+import {
+  describeCopyError,
+  findNonDirectoryAncestor,
+} from '../internal/files/describe-copy-error.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
-import { describeCopyError, findNonDirectoryAncestor } from './describe-copy-error.js';
 
 let root: string;
 beforeEach(async () => {
@@ -20,7 +24,7 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 
 /** Names in `directory` that look like our temporary files. */
 async function tempFiles(directory: string): Promise<string[]> {
-  return (await readdir(directory)).filter((name) => name.endsWith('.tmp'));
+  return (await readdir(directory)).filter((name) => TEMPORARY_FILE_PATTERN.test(name));
 }
 
 async function writeSource(name: string, content: Buffer | string): Promise<string> {

@@ -1,17 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import type { ReadStream } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
+import { addAbortSignal } from 'node:stream';
 import type { FileOperationResult } from '@agent-workspace/protocol';
-import { abortedError } from '../workspace/base-workspace.js';
+import { abortedError } from '../errors/aborted-error.js';
+import { checkCopyDestination } from '../internal/files/check-copy-destination.js';
+import { CopyFailure } from '../internal/files/copy-failure.js';
+import { createCopyParent } from '../internal/files/create-copy-parent.js';
 import {
   type CopyPaths,
   type CopyStep,
   describeCopyError,
-  errorCode,
-  findNonDirectoryAncestor,
-} from './describe-copy-error.js';
+} from '../internal/files/describe-copy-error.js';
+import { writeCopyDestination } from '../internal/files/write-copy-destination.js';
 
 /** Input of {@link copyFileAtomic}. */
 export interface CopyFileAtomicOptions {
@@ -25,9 +25,6 @@ export interface CopyFileAtomicOptions {
 
 /** Permission bits copied from the source (no setuid/setgid/sticky). */
 const PERMISSION_BITS = 0o777;
-
-/** A failure at one step, turned into a `success: false` result by {@link copyFileAtomic}. */
-class CopyFailure extends Error {}
 
 /**
  * Copies a regular file by streaming it (memory stays flat for any size) into a temporary file
@@ -71,82 +68,33 @@ export async function copyFileAtomic({
 
 /** Does the copy and returns the bytes written; throws {@link CopyFailure} with the message. */
 async function copy(paths: CopyPaths, signal: AbortSignal | undefined): Promise<number> {
-  const { sourcePath, destinationPath } = paths;
+  const { sourcePath } = paths;
   signal?.throwIfAborted();
 
-  const source = await step('read-source', paths, () => stat(sourcePath));
-  if (source.isDirectory()) throw new CopyFailure(`source is a directory: ${sourcePath}`);
-  if (!source.isFile()) throw new CopyFailure(`source is not a regular file: ${sourcePath}`);
+  const stats = await step('read-source', paths, () => stat(sourcePath));
+  if (stats.isDirectory()) throw new CopyFailure(`source is a directory: ${sourcePath}`);
+  if (!stats.isFile()) throw new CopyFailure(`source is not a regular file: ${sourcePath}`);
 
-  await checkDestination(paths);
-  const directory = path.dirname(destinationPath);
-  await createParent(directory, paths);
-
-  const tempPath = path.join(
-    directory,
-    `.${path.basename(destinationPath)}.${randomBytes(6).toString('hex')}.tmp`,
-  );
+  await checkCopyDestination(paths);
+  await createCopyParent(paths);
   let input: FileHandle | undefined;
-  let output: FileHandle | undefined;
-  let renamed = false;
+  let reader: ReadStream | undefined;
   try {
     input = await step('read-source', paths, () => open(sourcePath, 'r'));
-    // `wx`: never reuse a file someone else created under the same name.
-    output = await step('write-destination', paths, () => open(tempPath, 'wx', 0o600));
-    // fchmod is not subject to the umask; an open fd stays writable whatever the mode.
-    await step('write-destination', paths, () => output!.chmod(source.mode & PERMISSION_BITS));
-    const writer = output.createWriteStream();
-    await step('write-destination', paths, () =>
-      pipeline(input!.createReadStream(), writer, signal ? { signal } : {}),
-    );
-    // Both streams auto-close their handles; wait for that before the rename.
-    await Promise.all([input.close(), output.close()]);
-    signal?.throwIfAborted();
-    await step('write-destination', paths, () => rename(tempPath, destinationPath));
-    renamed = true;
-    return writer.bytesWritten;
+    reader = input.createReadStream();
+    const source = signal ? addAbortSignal(signal, reader) : reader;
+    // A failing read rejects as is; `copyFileAtomic` words it as a failed write.
+    return await writeCopyDestination({
+      source,
+      paths,
+      mode: stats.mode & PERMISSION_BITS,
+      verify: () => signal?.throwIfAborted(),
+    });
   } finally {
-    if (!renamed) {
-      await Promise.allSettled([input?.close(), output?.close()]);
-      await rm(tempPath, { force: true }).catch(() => {});
-    }
+    // The reader closes the handle once done or destroyed; wait for that.
+    reader?.destroy();
+    await input?.close().catch(() => {});
   }
-}
-
-/** Fails when the destination is a directory or sits below a file. */
-async function checkDestination(paths: CopyPaths): Promise<void> {
-  let destination: Stats;
-  try {
-    destination = await stat(paths.destinationPath);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT') return;
-    if (code === 'ENOTDIR') throw await parentIsFileFailure(paths);
-    throw new CopyFailure(describeCopyError(error, 'inspect-destination', paths));
-  }
-  if (destination.isDirectory()) {
-    throw new CopyFailure(`destination is a directory: ${paths.destinationPath}`);
-  }
-}
-
-/** `mkdir -p` of the destination's directory. */
-async function createParent(directory: string, paths: CopyPaths): Promise<void> {
-  try {
-    await mkdir(directory, { recursive: true });
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOTDIR' || code === 'EEXIST') throw await parentIsFileFailure(paths);
-    throw new CopyFailure(describeCopyError(error, 'create-parent', paths));
-  }
-}
-
-async function parentIsFileFailure(paths: CopyPaths): Promise<CopyFailure> {
-  const blocker = await findNonDirectoryAncestor(path.dirname(paths.destinationPath));
-  return new CopyFailure(
-    blocker
-      ? `destination parent is not a directory: ${blocker} is a file`
-      : `destination parent is not a directory: ${path.dirname(paths.destinationPath)}`,
-  );
 }
 
 /** Runs one step, turning its file-system error into a {@link CopyFailure}. */

@@ -13,9 +13,10 @@ import {
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { readGitChanges } from '../git/read-git-changes.js';
 import { readGitDiff } from '../git/read-git-diff.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, runLocalCommand } from './run-local-command.js';
+import { runLocalCommand } from './run-local-command.js';
 
 /** Options of {@link LocalWorkspace}. */
 export interface LocalWorkspaceOptions {

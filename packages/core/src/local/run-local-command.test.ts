@@ -5,9 +5,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { truncationMarker } from '../internal/output/output-capture.js';
 import { rejectionOf } from '../testing/rejection-of.js';
-import { truncationMarker } from './output-capture.js';
-import { type RunLocalCommandOptions, runLocalCommand } from './run-local-command.js';
+import { runLocalCommand } from './run-local-command.js';
+import type { RunLocalCommandOptions } from './run-local-command-options.js';
 
 let root: string;
 beforeAll(async () => {

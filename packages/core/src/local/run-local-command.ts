@@ -1,23 +1,6 @@
 import type { CommandResult } from '@agent-workspace/protocol';
-import type { CommandSandbox } from '../command-sandbox/command-sandbox.js';
-import type { CommandRequest } from '../workspace/base-workspace.js';
+import type { RunLocalCommandOptions } from './run-local-command-options.js';
 import { startLocalCommand } from './start-local-command.js';
-
-/** Default cap on captured bytes per stream (10 MiB). */
-export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
-
-/** Input of {@link runLocalCommand}. */
-export interface RunLocalCommandOptions extends CommandRequest {
-  /** Cap on captured bytes per stream; the tail is kept. */
-  maxOutputBytes: number;
-  /** Shell to run `-c <command>` with. Default: `bash` found once on this process's `PATH`. */
-  shell?: string | undefined;
-  /**
-   * Run the command inside this sandbox. `cwd` is then the path inside it (the working dir has
-   * the same path on both sides); a shell missing inside gives exit code 127, not `SPAWN_ERROR`.
-   */
-  sandbox?: CommandSandbox | undefined;
-}
 
 /**
  * Runs a command with `bash -c` on this machine, in its own process group.

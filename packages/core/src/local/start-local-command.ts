@@ -6,17 +6,18 @@ import {
   checkCommandEnvironment,
   checkCommandText,
 } from '@agent-workspace/protocol';
+import { abortedError } from '../errors/aborted-error.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { findExecutable } from '../process/find-executable.js';
-import { type ChildExit, spawnChild } from '../process/spawn-child.js';
-import { abortedError, invalidArgument } from '../workspace/base-workspace.js';
+import { OutputCapture } from '../internal/output/output-capture.js';
+import { findExecutable } from '../internal/process/find-executable.js';
 import {
   killProcessGroup,
   type ProcessGroupKill,
   signalProcessGroup,
-} from './kill-process-group.js';
-import { OutputCapture } from './output-capture.js';
-import type { RunLocalCommandOptions } from './run-local-command.js';
+} from '../internal/process/kill-process-group.js';
+import { type ChildExit, spawnChild } from '../internal/process/spawn-child.js';
+import type { RunLocalCommandOptions } from './run-local-command-options.js';
 
 /**
  * How long to keep reading after bash exits. Output a backgrounded process writes after that

@@ -1,8 +1,9 @@
 import { errorEnvelopeSchema, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, type FormData, Pool } from 'undici';
 import { z } from 'zod';
+import { abortedError } from '../errors/aborted-error.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { abortedError, invalidArgument } from '../workspace/base-workspace.js';
 import { httpStatusError } from './http-status-error.js';
 import { transportError } from './transport-error.js';
 

@@ -1,5 +1,5 @@
 import type { CommandResult } from '@agent-workspace/protocol';
-import { OutputCapture } from '../local/output-capture.js';
+import { OutputCapture } from '../internal/output/output-capture.js';
 
 /** Options of {@link CommandOutput}. */
 export interface CommandOutputOptions {

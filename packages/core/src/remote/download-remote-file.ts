@@ -1,16 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { FileOperationResult } from '@agent-workspace/protocol';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
-import {
-  type CopyPaths,
-  describeCopyError,
-  errorCode,
-  findNonDirectoryAncestor,
-} from '../local/describe-copy-error.js';
+import { checkCopyDestination } from '../internal/files/check-copy-destination.js';
+import { CopyFailure } from '../internal/files/copy-failure.js';
+import { createCopyParent } from '../internal/files/create-copy-parent.js';
+import type { CopyPaths } from '../internal/files/describe-copy-error.js';
+import { writeCopyDestination } from '../internal/files/write-copy-destination.js';
 import {
   type AgentServerClient,
   type AgentServerRequest,
@@ -28,11 +22,8 @@ export interface DownloadRemoteFileOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** A local file-system failure, returned as `success: false`. */
 /** Buffer size of the destination stream. */
 const WRITE_CHUNK_BYTES = 1024 * 1024;
-
-class LocalFailure extends Error {}
 
 /**
  * Downloads a file with `GET /api/file/download?path=<source>`, streaming the body into a
@@ -58,9 +49,9 @@ export async function downloadRemoteFile({
     error,
   });
   try {
-    await checkDestination(paths);
+    await checkCopyDestination(paths);
   } catch (error) {
-    if (error instanceof LocalFailure) return failed(error.message);
+    if (error instanceof CopyFailure) return failed(error.message);
     throw error;
   }
   const request: AgentServerRequest = {
@@ -80,89 +71,21 @@ export async function downloadRemoteFile({
     throw client.statusError(reply, request);
   }
 
-  const directory = path.dirname(destinationPath);
-  const tempPath = path.join(
-    directory,
-    `.${path.basename(destinationPath)}.${randomBytes(6).toString('hex')}.tmp`,
-  );
-  let output: FileHandle | undefined;
-  let renamed = false;
+  let written = false;
   try {
-    await localStep(paths, 'create-parent', () => mkdir(directory, { recursive: true }));
-    output = await localStep(paths, 'write-destination', () => open(tempPath, 'wx'));
-    // The numeric fd takes the callback write path, much faster than FileHandle's promise writes;
-    // the handle still owns closing.
-    const writer = createWriteStream('', {
-      fd: output.fd,
-      autoClose: false,
+    await createCopyParent(paths);
+    // A write error on our side is a result; a body that broke off is a transport failure.
+    const fileSize = await writeCopyDestination({
+      source: response.body,
+      paths,
       highWaterMark: WRITE_CHUNK_BYTES,
     });
-    let writeError: unknown;
-    writer.once('error', (error) => {
-      writeError = error;
-    });
-    try {
-      await pipeline(response.body, writer);
-    } catch (error) {
-      // A write error on our side is a result; a body that broke off is a transport failure.
-      if (writeError === undefined) throw error;
-      throw new LocalFailure(describeCopyError(writeError, 'write-destination', paths));
-    }
-    await output.close();
-    await localStep(paths, 'write-destination', () => rename(tempPath, destinationPath));
-    renamed = true;
-    return { success: true, sourcePath, destinationPath, fileSize: writer.bytesWritten };
+    written = true;
+    return { success: true, sourcePath, destinationPath, fileSize };
   } catch (error) {
-    if (error instanceof LocalFailure) return failed(error.message);
+    if (error instanceof CopyFailure) return failed(error.message);
     throw client.failureOf(error, request);
   } finally {
-    if (!renamed) {
-      response.body.destroy();
-      await output?.close().catch(() => {});
-      await rm(tempPath, { force: true }).catch(() => {});
-    }
+    if (!written) response.body.destroy();
   }
-}
-
-/** Fails when the destination is a directory or sits below a file. */
-async function checkDestination(paths: CopyPaths): Promise<void> {
-  try {
-    if ((await stat(paths.destinationPath)).isDirectory()) {
-      throw new LocalFailure(`destination is a directory: ${paths.destinationPath}`);
-    }
-  } catch (error) {
-    if (error instanceof LocalFailure) throw error;
-    const code = errorCode(error);
-    if (code === 'ENOENT') return;
-    if (code === 'ENOTDIR') throw await parentIsFile(paths);
-    throw new LocalFailure(describeCopyError(error, 'inspect-destination', paths));
-  }
-}
-
-/** Runs a local file-system step, turning its error into a {@link LocalFailure}. */
-async function localStep<T>(
-  paths: CopyPaths,
-  step: 'create-parent' | 'write-destination',
-  run: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    const code = errorCode(error);
-    if (step === 'create-parent' && (code === 'ENOTDIR' || code === 'EEXIST')) {
-      throw await parentIsFile(paths);
-    }
-    throw new LocalFailure(describeCopyError(error, step, paths));
-  }
-}
-
-/** The failure for a destination whose parent path runs through a file. */
-async function parentIsFile(paths: CopyPaths): Promise<LocalFailure> {
-  const parent = path.dirname(paths.destinationPath);
-  const blocker = await findNonDirectoryAncestor(parent);
-  return new LocalFailure(
-    blocker
-      ? `destination parent is not a directory: ${blocker} is a file`
-      : `destination parent is not a directory: ${parent}`,
-  );
 }

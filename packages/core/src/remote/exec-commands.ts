@@ -1,7 +1,7 @@
 import type { ExecServerFrameWire, ExecSignal } from '@agent-workspace/protocol';
 import type { WorkspaceError } from '../errors/workspace-error.js';
 import type { ExecEntry } from './exec-connection-types.js';
-import { execFrameError } from './exec-frame-error.js';
+import { execFrameError, execFrameOutcome } from './exec-frame-error.js';
 
 /**
  * The commands of one {@link ExecConnection}, by request id until `started` and by command id
@@ -55,17 +55,18 @@ export class ExecCommands {
         return;
       }
       case 'error': {
-        // Answers to a late kill of a command that already ended; its exit frame follows.
-        if (frame.code === 'NOT_RUNNING' || frame.code === 'STDIN_CLOSED') return;
         const entry =
           (frame.request_id !== null ? this.starting.get(frame.request_id) : undefined) ??
           (frame.command_id !== null ? this.running.get(frame.command_id) : undefined);
+        const code = execFrameOutcome(frame, entry !== undefined && entry.commandId === undefined);
+        // An answer to a late kill of a command that already ended; its exit frame follows.
+        if (code === null) return;
         if (entry) {
           this.starting.delete(entry.requestId);
           if (entry.commandId !== undefined) this.running.delete(entry.commandId);
-          entry.listener?.fail(execFrameError(frame, entry, this.#host));
+          entry.listener?.fail(execFrameError(frame, code, entry, this.#host));
         } else if (frame.request_id === null && frame.command_id === null) {
-          this.failAll(execFrameError(frame, undefined, this.#host));
+          this.failAll(execFrameError(frame, code, undefined, this.#host));
         }
         // Otherwise it concerns a command no one waits for any more (e.g. a late kill).
         return;

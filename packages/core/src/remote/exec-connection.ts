@@ -5,10 +5,11 @@ import {
   type ExecServerFrameWire,
   type ExecSignal,
   execServerFrameWireSchema,
+  SOCKET_CLOSE_CODES,
 } from '@agent-workspace/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '../internal/backoff.js';
 import { CLOSED, connectExecSocket, OPEN } from './connect-exec-socket.js';
 import { ExecCommands } from './exec-commands.js';
 import type {
@@ -20,8 +21,6 @@ import type {
 } from './exec-connection-types.js';
 import { httpStatusError } from './http-status-error.js';
 
-/** Close code of a failed websocket authentication. */
-const AUTH_FAILED_CLOSE_CODE = 4001;
 /** How long `close()` waits for the closing handshake before dropping the socket. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -198,7 +197,7 @@ export class ExecConnection {
     if (this.#socket === socket) this.#socket = undefined;
     if (this.#closed) return;
     const { host } = this.#options;
-    if (code === AUTH_FAILED_CLOSE_CODE) {
+    if (code === SOCKET_CLOSE_CODES.authenticationFailed) {
       this.#commands.failAll(
         httpStatusError({
           host,

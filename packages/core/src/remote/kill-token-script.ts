@@ -1,4 +1,4 @@
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 import { COMMAND_TOKEN_VARIABLE } from './wrap-polled-command.js';
 
 /**

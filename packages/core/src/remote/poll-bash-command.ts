@@ -8,8 +8,8 @@ import {
   bashEventSearchQueryToSearchParams,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { Backoff } from '../internal/backoff.js';
 import type { AgentServerClient } from './agent-server-client.js';
-import { Backoff } from './backoff.js';
 
 /** First and longest pause between polls that found nothing new, in milliseconds. */
 const POLL_INTERVAL_MS = { initial: 1, max: 100 } as const;

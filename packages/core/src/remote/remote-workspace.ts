@@ -13,14 +13,11 @@ import {
   serverInfoFromWire,
 } from '@agent-workspace/protocol';
 import { z } from 'zod';
+import { abortedError } from '../errors/aborted-error.js';
+import { positiveOption } from '../errors/positive-option.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../local/run-local-command.js';
-import {
-  abortedError,
-  BaseWorkspace,
-  type CommandRequest,
-  positiveOption,
-} from '../workspace/base-workspace.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
+import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
 import { AgentServerClient } from './agent-server-client.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { downloadRemoteFile } from './download-remote-file.js';

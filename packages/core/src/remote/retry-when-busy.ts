@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '../internal/backoff.js';
 
 /** Options of {@link retryWhenBusy}. */
 export interface RetryWhenBusyOptions {

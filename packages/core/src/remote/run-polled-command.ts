@@ -5,8 +5,9 @@ import {
   bashEventFromWire,
   type CommandResult,
 } from '@agent-workspace/protocol';
+import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { abortedError, type CommandRequest } from '../workspace/base-workspace.js';
+import type { CommandRequest } from '../workspace/base-workspace.js';
 import {
   type AgentServerClient,
   type AgentServerRequest,

@@ -1,5 +1,6 @@
 import type { CommandResult } from '@agent-workspace/protocol';
-import { abortedError, type CommandRequest } from '../workspace/base-workspace.js';
+import { abortedError } from '../errors/aborted-error.js';
+import type { CommandRequest } from '../workspace/base-workspace.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { CommandOutput } from './command-output.js';
 import type { ExecConnection } from './exec-connection.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FileOperationResult } from '@agent-workspace/protocol';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { FormData } from 'undici';
-import { describeCopyError } from '../local/describe-copy-error.js';
+import { describeCopyError } from '../internal/files/describe-copy-error.js';
 import {
   type AgentServerClient,
   type AgentServerRequest,

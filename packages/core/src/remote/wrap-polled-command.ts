@@ -1,5 +1,4 @@
-import { invalidArgument } from '../workspace/base-workspace.js';
-import { shellQuote } from './shell-quote.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 
 /** Variable that marks every process of a polled command, so it can be found and killed. */
 export const COMMAND_TOKEN_VARIABLE = 'AGENT_WORKSPACE_COMMAND_TOKEN';
@@ -17,18 +16,12 @@ export interface WrapPolledCommandOptions {
  * runs `/bin/sh`: `exec env -- TOKEN=… NAME=value … bash -c '<command>'`. The `exec` keeps the
  * pid (and process group) the server spawned; bash is located before `env` applies the caller's
  * variables, so a `PATH` override cannot hide it; and the token variable, inherited by every
- * descendant, lets {@link killTokenScript} find the whole tree.
- *
- * @throws WorkspaceError `INVALID_ARGUMENT` for a variable name that is empty or contains `=`.
+ * descendant, lets {@link killTokenScript} find the whole tree. `env` is as `BaseWorkspace`
+ * checked it (`checkCommandEnvironment`).
  */
 export function wrapPolledCommand({ command, env, token }: WrapPolledCommandOptions): string {
   const assignments = [`${COMMAND_TOKEN_VARIABLE}=${token}`];
-  for (const [name, value] of Object.entries(env)) {
-    if (name.length === 0 || name.includes('=')) {
-      throw invalidArgument(`env.${name}`, 'must be a name without "="');
-    }
-    assignments.push(`${name}=${value}`);
-  }
+  for (const [name, value] of Object.entries(env)) assignments.push(`${name}=${value}`);
   const words = assignments.map(shellQuote).join(' ');
   return `exec env -- ${words} "$(command -v bash || echo bash)" -c ${shellQuote(command)}`;
 }

@@ -1,6 +1,6 @@
+import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { RemoteWorkspace } from '../remote/remote-workspace.js';
-import { abortedError } from '../workspace/base-workspace.js';
 import { diagnoseSandbox, readSandboxLogs, readSandboxState } from './diagnose-sandbox.js';
 import { raceSignal } from './race-signal.js';
 import type { SandboxDriver } from './sandbox-driver.js';

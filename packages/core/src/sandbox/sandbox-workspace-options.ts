@@ -1,4 +1,4 @@
-import { positiveOption } from '../workspace/base-workspace.js';
+import { positiveOption } from '../errors/positive-option.js';
 
 /** Default bound on `start()` (create, start, wait until alive), in milliseconds. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 120_000;

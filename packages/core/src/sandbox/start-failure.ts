@@ -1,5 +1,5 @@
+import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { abortedError } from '../workspace/base-workspace.js';
 import { diagnoseSandbox, readSandboxLogs, type SandboxProbe } from './diagnose-sandbox.js';
 import { messageOf, sandboxError } from './sandbox-error.js';
 import { isSandboxGone, type SandboxState } from './sandbox-state.js';

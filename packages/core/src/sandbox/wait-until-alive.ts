@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Backoff } from '../remote/backoff.js';
+import { Backoff } from '../internal/backoff.js';
 import { raceSignal } from './race-signal.js';
 import { isSandboxGone, type SandboxState } from './sandbox-state.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellQuote } from '../remote/shell-quote.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 import type { ContractContext } from './contract-context.js';
 import { expectWorkspaceError } from './process-probes.js';
 import { rejectionOf } from './rejection-of.js';

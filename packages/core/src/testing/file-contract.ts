@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellQuote } from '../remote/shell-quote.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 import type { ContractContext } from './contract-context.js';
 
 const LARGE_FILE_BYTES = 3 * 1024 * 1024;

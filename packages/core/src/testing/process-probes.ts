@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { shellQuote } from '../remote/shell-quote.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 /**

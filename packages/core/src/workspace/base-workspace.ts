@@ -6,6 +6,9 @@ import {
   type GitChange,
   type GitDiff,
 } from '@agent-workspace/protocol';
+import { abortedError } from '../errors/aborted-error.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
+import { positiveOption } from '../errors/positive-option.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { ExecuteCommandOptions, Workspace } from './workspace.js';
 
@@ -181,34 +184,4 @@ function resolveCallerPath(target: string, field: string): string {
   }
   if (target.includes('\0')) throw invalidArgument(field, 'must not contain NUL bytes');
   return path.resolve(target);
-}
-
-/** Builds an `INVALID_ARGUMENT` error that names the field and the reason. */
-export function invalidArgument(field: string, reason: string): WorkspaceError {
-  return new WorkspaceError({
-    code: 'INVALID_ARGUMENT',
-    message: `${field} ${reason}`,
-    details: { field },
-  });
-}
-
-/**
- * Returns `value`, or `fallback` when it is undefined. Anything but a positive finite number is
- * an `INVALID_ARGUMENT` naming `field`.
- */
-export function positiveOption(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw invalidArgument(field, `must be a positive finite number, got ${String(value)}`);
-  }
-  return value;
-}
-
-/** Builds the `ABORTED` error for a fired signal, keeping its reason as `cause`. */
-export function abortedError(signal: AbortSignal): WorkspaceError {
-  return new WorkspaceError({
-    code: 'ABORTED',
-    message: 'the operation was aborted',
-    cause: signal.reason,
-  });
 }

@@ -1,4 +1,5 @@
-import { abortedError, WorkspaceError } from '@agent-workspace/core';
+import { WorkspaceError } from '@agent-workspace/core';
+import { abortedError } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
 import type { ImageProgressListener } from './image-progress.js';
 

@@ -1,4 +1,5 @@
-import { abortedError, WorkspaceError } from '@agent-workspace/core';
+import { WorkspaceError } from '@agent-workspace/core';
+import { abortedError } from '@agent-workspace/core/internal';
 
 /** Socket errors that mean the engine cannot be reached at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'ETIMEDOUT']);

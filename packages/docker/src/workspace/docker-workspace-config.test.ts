@@ -1,9 +1,9 @@
 /**
- * DockerWorkspace from plain JSON config (`createWorkspace({ kind: 'docker' })`), option
- * validation, and the error for an unreachable engine (the last two need no engine).
+ * DockerWorkspace option validation, config errors through `createWorkspace({ kind: 'docker' })`
+ * and the error for an unreachable engine; none of them needs an engine.
  */
 import { createWorkspace, WorkspaceError } from '@agent-workspace/core';
-import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import '../index.js';
 import { DockerWorkspace } from './docker-workspace.js';
@@ -12,10 +12,6 @@ import type {
   dockerWorkspaceOptionsSchema,
 } from './docker-workspace-options.js';
 import { registerDockerWorkspaceType } from './register-docker-workspace-type.js';
-import { dockerTestContext } from './test-support/docker-test-context.js';
-
-const context = dockerTestContext();
-afterAll(() => context.removeAll());
 
 /** The INVALID_CONFIG error `build` throws; asserts it names `field`. */
 function invalidConfig(build: () => unknown, field: string): WorkspaceError {
@@ -41,7 +37,7 @@ describe('DockerWorkspace options', () => {
     ['mounts.0.source', { image, mounts: [{ type: 'bind', source: 'rel', target: '/x' }] }],
     ['mounts.0.type', { image, mounts: [{ type: 'tmpfs', source: 'x', target: '/x' }] }],
     ['env.SESSION_API_KEY', { image, env: { SESSION_API_KEY: 'mine' } }],
-    ['forwardEnv.0', { image, forwardEnv: ['not a name'] }],
+    ['forwardEnv.0', { image, forwardEnv: ['A=B'] }],
     ['labels.agent-workspace.managed', { image, labels: { 'agent-workspace.managed': 'no' } }],
     ['network', { image, network: 'host' }],
     ['platform', { image, platform: 'amd64' }],
@@ -81,31 +77,5 @@ describe('DockerWorkspace options', () => {
     expect(WorkspaceError.isInstance(error, 'CONNECTION_ERROR'), String(error)).toBe(true);
     expect((error as Error).message).toContain('unix:///nonexistent/docker.sock');
     expect((error as Error).message).toContain('is the Docker engine running? DOCKER_HOST=');
-  });
-});
-
-context.describe('createWorkspace({ kind: "docker" })', () => {
-  it('builds a started DockerWorkspace with env and forwarded env', async () => {
-    process.env.AGENT_WORKSPACE_TEST_FORWARDED = 'from the host';
-    const workspace = await createWorkspace({
-      kind: 'docker',
-      image: context.image,
-      env: { EXPLICIT: 'explicit value' },
-      forwardEnv: ['AGENT_WORKSPACE_TEST_FORWARDED', 'AGENT_WORKSPACE_TEST_UNSET'],
-      labels: context.labels,
-    });
-    try {
-      expect(workspace).toBeInstanceOf(DockerWorkspace);
-      expect(workspace.kind).toBe('docker');
-      expect(workspace.workingDir).toBe('/workspace');
-      const result = await workspace.executeCommand(
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansion
-        'echo "$EXPLICIT|$AGENT_WORKSPACE_TEST_FORWARDED|${AGENT_WORKSPACE_TEST_UNSET-unset}"; pwd',
-      );
-      expect(result.stdout).toBe('explicit value|from the host|unset\n/workspace\n');
-    } finally {
-      await workspace.close();
-      delete process.env.AGENT_WORKSPACE_TEST_FORWARDED;
-    }
   });
 });

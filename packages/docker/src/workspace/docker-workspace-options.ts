@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
+import { environmentNameSchema } from '@agent-workspace/protocol';
 import Docker from 'dockerode';
 import { z } from 'zod';
 import { LABEL_PREFIX } from './docker-labels.js';
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The variable carrying the session key; the workspace sets it (see `sessionApiKey`). */
 const SESSION_KEY_VARIABLE = 'SESSION_API_KEY';
 
@@ -13,13 +13,10 @@ const absolutePosixPath = z
   .min(1)
   .refine((value) => path.posix.isAbsolute(value), 'must be an absolute path');
 
-const environmentName = z
-  .string()
-  .regex(ENV_NAME, 'must be a variable name (letters, digits, _)')
-  .refine(
-    (name) => name !== SESSION_KEY_VARIABLE,
-    'SESSION_API_KEY is set by the workspace; use the sessionApiKey option',
-  );
+const environmentName = environmentNameSchema.refine(
+  (name) => name !== SESSION_KEY_VARIABLE,
+  'SESSION_API_KEY is set by the workspace; use the sessionApiKey option',
+);
 
 const mountFields = {
   /** Absolute path inside the container. */

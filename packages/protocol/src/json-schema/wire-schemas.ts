@@ -9,6 +9,10 @@ import { bashEventsClearedWireSchema } from '../models/bash-events-cleared.js';
 import { bashOutputWireSchema } from '../models/bash-output.js';
 import { commandResultWireSchema } from '../models/command-result.js';
 import { errorEnvelopeSchema } from '../models/error-envelope.js';
+import {
+  execClientFrameWireSchema,
+  execServerFrameWireSchema,
+} from '../models/exec-stream-frame.js';
 import { executeBashRequestWireSchema } from '../models/execute-bash-request.js';
 import { fileOperationResultWireSchema } from '../models/file-operation-result.js';
 import { gitChangeWireSchema, gitDiffWireSchema } from '../models/git-change.js';
@@ -26,13 +30,16 @@ export interface WireSchemaEntry {
 }
 
 /**
- * Every wire model by its OpenHands name, for generating OpenAPI components: requests are
- * described as input, responses and events as output.
+ * Every wire model by its OpenHands name (ours for our extensions), for generating OpenAPI
+ * components: requests are described as input, responses and events as output. A new wire model
+ * is registered here; `wire-schemas.test.ts` fails until it is.
  */
 export const wireSchemas = {
   ExecuteBashRequest: { schema: executeBashRequestWireSchema, io: 'input' },
   BashEventSearchQuery: { schema: bashEventSearchQueryWireSchema, io: 'input' },
   WebsocketAuthFrame: { schema: websocketAuthFrameWireSchema, io: 'input' },
+  ExecClientFrame: { schema: execClientFrameWireSchema, io: 'input' },
+  ExecServerFrame: { schema: execServerFrameWireSchema, io: 'output' },
   BashCommand: { schema: bashCommandWireSchema, io: 'output' },
   BashOutput: { schema: bashOutputWireSchema, io: 'output' },
   BashError: { schema: bashErrorWireSchema, io: 'output' },

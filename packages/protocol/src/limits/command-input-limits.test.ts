@@ -4,11 +4,13 @@ import { executeBashRequestWireSchema } from '../models/execute-bash-request.js'
 import {
   checkCommandEnvironment,
   checkCommandText,
+  checkEnvironmentName,
   MAX_COMMAND_BYTES,
   MAX_ENV_BYTES,
   MAX_ENV_VARIABLES,
   MAX_PATH_BYTES,
 } from './command-input-limits.js';
+import { environmentNameSchema } from './command-input-schemas.js';
 import { utf8ByteLength } from './utf8-byte-length.js';
 
 describe('command input limits', () => {
@@ -40,6 +42,19 @@ describe('command input limits', () => {
       reason: 'must not contain NUL bytes',
     });
     expect(checkCommandEnvironment({ BIG: 'x'.repeat(MAX_COMMAND_BYTES) })?.field).toBe('env.BIG');
+  });
+
+  it('has one rule for variable names, used by the checker and the name schema', () => {
+    for (const name of ['', 'A=B', 'A\0B']) {
+      const reason = checkEnvironmentName(name);
+      expect(reason, JSON.stringify(name)).toBe(
+        'is not a valid variable name (empty, or holds = or NUL)',
+      );
+      expect(checkCommandEnvironment({ [name]: 'x' })?.reason).toBe(reason);
+      expect(environmentNameSchema.safeParse(name).error?.issues[0]?.message).toBe(reason);
+    }
+    expect(checkEnvironmentName('PATH')).toBeUndefined();
+    expect(environmentNameSchema.safeParse('lower.case-name').success).toBe(true);
   });
 
   it('bounds the number and the total size of variables', () => {

@@ -42,10 +42,19 @@ export function checkCommandText(command: string): CommandInputProblem | undefin
   return undefined;
 }
 
+/** Why `name` cannot name an environment variable (it is empty, or holds `=` or NUL), or `undefined`. */
+export function checkEnvironmentName(name: string): string | undefined {
+  if (name === '' || name.includes('=') || name.includes('\0')) {
+    return 'is not a valid variable name (empty, or holds = or NUL)';
+  }
+  return undefined;
+}
+
 /**
- * Why the variables a request adds cannot be passed to a command, or `undefined`: a name that
- * is empty or holds `=` or NUL, a value with NUL, an entry over {@link MAX_COMMAND_BYTES}, more
- * than {@link MAX_ENV_VARIABLES} names, or more than {@link MAX_ENV_BYTES} in all.
+ * Why the variables a request adds cannot be passed to a command, or `undefined`: a name
+ * {@link checkEnvironmentName} refuses, a value with NUL, an entry over
+ * {@link MAX_COMMAND_BYTES}, more than {@link MAX_ENV_VARIABLES} names, or more than
+ * {@link MAX_ENV_BYTES} in all.
  */
 export function checkCommandEnvironment(
   env: Readonly<Record<string, string>>,
@@ -61,9 +70,8 @@ export function checkCommandEnvironment(
   for (const name of names) {
     const value = env[name];
     const field = `env.${name}`;
-    if (name === '' || name.includes('=') || name.includes('\0')) {
-      return { field, reason: 'is not a valid variable name (empty, or holds = or NUL)' };
-    }
+    const nameProblem = checkEnvironmentName(name);
+    if (nameProblem) return { field, reason: nameProblem };
     if (typeof value !== 'string')
       return { field, reason: `must be a string, got ${typeof value}` };
     if (value.includes('\0')) return { field, reason: 'must not contain NUL bytes' };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   checkCommandEnvironment,
   checkCommandText,
+  checkEnvironmentName,
   MAX_COMMAND_TIMEOUT_SECONDS,
   MAX_PATH_BYTES,
 } from './command-input-limits.js';
@@ -42,3 +43,12 @@ export const commandEnvironmentSchema = z
       ...(name === undefined ? {} : { path: [name] }),
     });
   });
+
+/**
+ * An environment variable's name by the rule of `checkEnvironmentName` (not empty, no `=`, no
+ * NUL). A refused name stops there: checks chained after this one (stricter rules) do not run.
+ */
+export const environmentNameSchema = z.string().superRefine((name, context) => {
+  const reason = checkEnvironmentName(name);
+  if (reason) context.addIssue({ code: 'custom', message: reason, continue: false });
+});

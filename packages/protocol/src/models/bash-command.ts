@@ -46,15 +46,3 @@ export function bashCommandFromWire(json: unknown): BashCommand {
     timeoutSeconds: wire.timeout,
   };
 }
-
-/** Serialises a {@link BashCommand} to its wire JSON, nulls included. */
-export function bashCommandToWire(event: BashCommand): BashCommandWire {
-  return {
-    kind: event.kind,
-    id: event.id,
-    timestamp: event.timestamp,
-    command: event.command,
-    cwd: event.cwd,
-    timeout: event.timeoutSeconds,
-  };
-}

@@ -38,14 +38,3 @@ export function bashErrorFromWire(json: unknown): BashError {
     detail: wire.detail,
   };
 }
-
-/** Serialises a {@link BashError} to its wire JSON. */
-export function bashErrorToWire(event: BashError): BashErrorWire {
-  return {
-    kind: event.kind,
-    id: event.id,
-    timestamp: event.timestamp,
-    code: event.code,
-    detail: event.detail,
-  };
-}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectZodIssueAt } from '../test-support/expect-zod-issue.js';
-import { bashEventPageFromWire, bashEventPageToWire } from './bash-event-page.js';
+import { bashCommandFromWire } from './bash-command.js';
+import { bashEventPageFromWire, bashEventPageWireSchema } from './bash-event-page.js';
+import { bashOutputFromWire } from './bash-output.js';
 
 const COMMAND_ID = '5b8f3c0e2a9d4e7f8c1b6a3d2e4f5a6b';
 
@@ -36,8 +38,12 @@ describe('BashEventPage', () => {
     expect(page.nextPageId).toBe(pageWire.next_page_id);
   });
 
-  it('round-trips', () => {
-    expect(bashEventPageToWire(bashEventPageFromWire(pageWire))).toStrictEqual(pageWire);
+  it('keeps every wire field', () => {
+    expect(bashEventPageWireSchema.parse(pageWire)).toStrictEqual(pageWire);
+    expect(bashEventPageFromWire(pageWire)).toStrictEqual({
+      items: [bashOutputFromWire(pageWire.items[0]), bashCommandFromWire(pageWire.items[1])],
+      nextPageId: pageWire.next_page_id,
+    });
   });
 
   it('treats a missing next_page_id as the last page', () => {

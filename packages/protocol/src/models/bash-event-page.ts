@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import {
-  type BashEvent,
-  bashEventFromWire,
-  bashEventToWire,
-  bashEventWireSchema,
-} from './bash-event.js';
+import { type BashEvent, bashEventFromWire, bashEventWireSchema } from './bash-event.js';
 
 /** Wire shape of a page of `GET /api/bash/bash_events/search`. */
 export const bashEventPageWireSchema = z.object({
@@ -26,9 +21,4 @@ export interface BashEventPage {
 export function bashEventPageFromWire(json: unknown): BashEventPage {
   const wire = bashEventPageWireSchema.parse(json);
   return { items: wire.items.map(bashEventFromWire), nextPageId: wire.next_page_id };
-}
-
-/** Serialises a {@link BashEventPage} to its wire JSON. */
-export function bashEventPageToWire(page: BashEventPage): BashEventPageWire {
-  return { items: page.items.map(bashEventToWire), next_page_id: page.nextPageId };
 }

@@ -3,7 +3,7 @@ import { expectZodIssueAt } from '../test-support/expect-zod-issue.js';
 import {
   bashEventSearchQueryFromWire,
   bashEventSearchQueryToSearchParams,
-  bashEventSearchQueryToWire,
+  bashEventSearchQueryWireSchema,
 } from './bash-event-search-query.js';
 
 const COMMAND_ID = '5b8f3c0e2a9d4e7f8c1b6a3d2e4f5a6b';
@@ -41,7 +41,7 @@ describe('BashEventSearchQuery', () => {
     expect(query.timestampLt).toBe('2026-08-22T11:00:00.000000Z');
   });
 
-  it('round-trips a full query', () => {
+  it('parses a full query and serialises it back to the same parameters', () => {
     const wire = {
       kind__eq: 'BashCommand',
       command_id__eq: COMMAND_ID,
@@ -52,7 +52,21 @@ describe('BashEventSearchQuery', () => {
       page_id: '20260822100002000000_BashCommand_x',
       limit: 5,
     };
-    expect(bashEventSearchQueryToWire(bashEventSearchQueryFromWire(wire))).toStrictEqual(wire);
+    expect(bashEventSearchQueryWireSchema.parse(wire)).toStrictEqual(wire);
+    const query = bashEventSearchQueryFromWire(wire);
+    expect(query).toStrictEqual({
+      kindEq: wire.kind__eq,
+      commandIdEq: wire.command_id__eq,
+      timestampGte: wire.timestamp__gte,
+      timestampLt: wire.timestamp__lt,
+      orderGt: wire.order__gt,
+      sortOrder: wire.sort_order,
+      pageId: wire.page_id,
+      limit: wire.limit,
+    });
+    expect([...bashEventSearchQueryToSearchParams(query)]).toStrictEqual(
+      Object.entries(wire).map(([key, value]) => [key, String(value)]),
+    );
   });
 
   it('serialises to URL query parameters that parse back', () => {

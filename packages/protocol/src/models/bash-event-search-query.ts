@@ -67,8 +67,8 @@ export function bashEventSearchQueryFromWire(json: unknown): BashEventSearchQuer
   };
 }
 
-/** Serialises a {@link BashEventSearchQuery} to its wire form, leaving out absent filters. */
-export function bashEventSearchQueryToWire(query: BashEventSearchQuery): BashEventSearchQueryWire {
+/** A {@link BashEventSearchQuery} in its wire form, leaving out absent filters. */
+function bashEventSearchQueryToWire(query: BashEventSearchQuery): BashEventSearchQueryWire {
   return {
     ...(query.kindEq !== undefined ? { kind__eq: query.kindEq } : {}),
     ...(query.commandIdEq !== undefined ? { command_id__eq: query.commandIdEq } : {}),

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { expectZodIssueAt } from '../test-support/expect-zod-issue.js';
-import { bashCommandFromWire, bashCommandToWire } from './bash-command.js';
-import { bashErrorFromWire, bashErrorToWire } from './bash-error.js';
-import { bashEventFromWire, bashEventToWire } from './bash-event.js';
-import { bashOutputFromWire, bashOutputToWire } from './bash-output.js';
+import { bashCommandFromWire, bashCommandWireSchema } from './bash-command.js';
+import { bashErrorFromWire, bashErrorWireSchema } from './bash-error.js';
+import { bashEventFromWire, bashEventWireSchema } from './bash-event.js';
+import { bashOutputFromWire, bashOutputWireSchema } from './bash-output.js';
 
 const COMMAND_ID = '5b8f3c0e2a9d4e7f8c1b6a3d2e4f5a6b';
 const OUTPUT_ID = '9e2d7c4b1a0f4e3d8c6b5a4f3e2d1c0b';
@@ -59,8 +59,16 @@ describe('BashCommand', () => {
     });
   });
 
-  it('round-trips with the null cwd kept', () => {
-    expect(bashCommandToWire(bashCommandFromWire(commandWire))).toStrictEqual(commandWire);
+  it('keeps every wire field, the null cwd included', () => {
+    expect(bashCommandWireSchema.parse(commandWire)).toStrictEqual(commandWire);
+    expect(bashCommandFromWire(commandWire)).toStrictEqual({
+      kind: commandWire.kind,
+      id: commandWire.id,
+      timestamp: commandWire.timestamp,
+      command: commandWire.command,
+      cwd: commandWire.cwd,
+      timeoutSeconds: commandWire.timeout,
+    });
   });
 
   it('normalises a +00:00 timestamp to the Z form', () => {
@@ -104,9 +112,19 @@ describe('BashOutput', () => {
     expect(output.stderr).toBeNull();
   });
 
-  it('round-trips with nulls included', () => {
+  it('keeps every wire field, nulls included', () => {
     for (const wire of [runningOutputWire, finalOutputWire]) {
-      expect(bashOutputToWire(bashOutputFromWire(wire))).toStrictEqual(wire);
+      expect(bashOutputWireSchema.parse(wire)).toStrictEqual(wire);
+      expect(bashOutputFromWire(wire)).toStrictEqual({
+        kind: wire.kind,
+        id: wire.id,
+        timestamp: wire.timestamp,
+        commandId: wire.command_id,
+        order: wire.order,
+        exitCode: wire.exit_code,
+        stdout: wire.stdout,
+        stderr: wire.stderr,
+      });
     }
   });
 
@@ -131,9 +149,15 @@ describe('BashOutput', () => {
 });
 
 describe('BashError', () => {
-  it('parses and round-trips a websocket error event', () => {
-    expect(bashErrorFromWire(errorWire)).toMatchObject({ code: 'ValueError' });
-    expect(bashErrorToWire(bashErrorFromWire(errorWire))).toStrictEqual(errorWire);
+  it('parses a websocket error event, every wire field kept', () => {
+    expect(bashErrorWireSchema.parse(errorWire)).toStrictEqual(errorWire);
+    expect(bashErrorFromWire(errorWire)).toStrictEqual({
+      kind: errorWire.kind,
+      id: errorWire.id,
+      timestamp: errorWire.timestamp,
+      code: errorWire.code,
+      detail: errorWire.detail,
+    });
   });
 
   it('names the bad field', () => {
@@ -157,10 +181,16 @@ describe('BashEvent', () => {
     });
   });
 
-  it('round-trips every kind', () => {
+  it('keeps every wire field of every kind', () => {
     for (const wire of [commandWire, runningOutputWire, finalOutputWire, errorWire]) {
-      expect(bashEventToWire(bashEventFromWire(wire))).toStrictEqual(wire);
+      expect(bashEventWireSchema.parse(wire)).toStrictEqual(wire);
     }
+    expect(bashEventFromWire(commandWire)).toStrictEqual(bashCommandFromWire(commandWire));
+    expect(bashEventFromWire(runningOutputWire)).toStrictEqual(
+      bashOutputFromWire(runningOutputWire),
+    );
+    expect(bashEventFromWire(finalOutputWire)).toStrictEqual(bashOutputFromWire(finalOutputWire));
+    expect(bashEventFromWire(errorWire)).toStrictEqual(bashErrorFromWire(errorWire));
   });
 
   it('rejects an unknown or missing kind at the kind field', () => {

@@ -1,22 +1,7 @@
 import { z } from 'zod';
-import {
-  type BashCommand,
-  bashCommandFromWire,
-  bashCommandToWire,
-  bashCommandWireSchema,
-} from './bash-command.js';
-import {
-  type BashError,
-  bashErrorFromWire,
-  bashErrorToWire,
-  bashErrorWireSchema,
-} from './bash-error.js';
-import {
-  type BashOutput,
-  bashOutputFromWire,
-  bashOutputToWire,
-  bashOutputWireSchema,
-} from './bash-output.js';
+import { type BashCommand, bashCommandFromWire, bashCommandWireSchema } from './bash-command.js';
+import { type BashError, bashErrorFromWire, bashErrorWireSchema } from './bash-error.js';
+import { type BashOutput, bashOutputFromWire, bashOutputWireSchema } from './bash-output.js';
 
 /** Wire shape of any bash event, discriminated by `kind`. */
 export const bashEventWireSchema = z.discriminatedUnion('kind', [
@@ -41,17 +26,5 @@ export function bashEventFromWire(json: unknown): BashEvent {
       return bashOutputFromWire(wire);
     case 'BashError':
       return bashErrorFromWire(wire);
-  }
-}
-
-/** Serialises a {@link BashEvent} to its wire JSON, nulls included. */
-export function bashEventToWire(event: BashEvent): BashEventWire {
-  switch (event.kind) {
-    case 'BashCommand':
-      return bashCommandToWire(event);
-    case 'BashOutput':
-      return bashOutputToWire(event);
-    case 'BashError':
-      return bashErrorToWire(event);
   }
 }

@@ -50,17 +50,3 @@ export function bashOutputFromWire(json: unknown): BashOutput {
     stderr: wire.stderr,
   };
 }
-
-/** Serialises a {@link BashOutput} to its wire JSON, nulls included. */
-export function bashOutputToWire(event: BashOutput): BashOutputWire {
-  return {
-    kind: event.kind,
-    id: event.id,
-    timestamp: event.timestamp,
-    command_id: event.commandId,
-    order: event.order,
-    exit_code: event.exitCode,
-    stdout: event.stdout,
-    stderr: event.stderr,
-  };
-}

@@ -28,28 +28,3 @@ export interface CommandResult {
   /** Wall time from spawn to exit, in milliseconds. */
   durationMs: number;
 }
-
-/** Parses wire JSON into a {@link CommandResult}. Throws a `ZodError` naming the bad field. */
-export function commandResultFromWire(json: unknown): CommandResult {
-  const wire = commandResultWireSchema.parse(json);
-  return {
-    command: wire.command,
-    exitCode: wire.exit_code,
-    stdout: wire.stdout,
-    stderr: wire.stderr,
-    timeoutOccurred: wire.timeout_occurred,
-    durationMs: wire.duration_ms ?? 0,
-  };
-}
-
-/** Serialises a {@link CommandResult} to its wire JSON. */
-export function commandResultToWire(result: CommandResult): CommandResultWire {
-  return {
-    command: result.command,
-    exit_code: result.exitCode,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    timeout_occurred: result.timeoutOccurred,
-    duration_ms: result.durationMs,
-  };
-}

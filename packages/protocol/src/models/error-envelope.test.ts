@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectZodIssueAt } from '../test-support/expect-zod-issue.js';
-import { errorEnvelopeFromWire, errorEnvelopeToWire } from './error-envelope.js';
+import { errorEnvelopeSchema } from './error-envelope.js';
 
 /** A FastAPI 422 for `POST /api/bash/execute_bash_command` with `{"timeout": 5}`. */
 const validationWire = {
@@ -24,35 +24,38 @@ const unhandledWire = {
 
 describe('ErrorEnvelope', () => {
   it('parses a 422 validation body', () => {
-    const envelope = errorEnvelopeFromWire(validationWire);
-    expect(envelope.detail).toEqual(validationWire.detail);
-    expect(errorEnvelopeToWire(envelope)).toStrictEqual(validationWire);
+    expect(errorEnvelopeSchema.parse(validationWire)).toStrictEqual(validationWire);
   });
 
   it('drops keys FastAPI may add to an issue, such as url', () => {
     const withUrl = {
       detail: [{ ...validationWire.detail[0], url: 'https://errors.pydantic.dev/2/v/missing' }],
     };
-    expect(errorEnvelopeFromWire(withUrl).detail).toEqual([validationWire.detail[0]]);
+    expect(errorEnvelopeSchema.parse(withUrl).detail).toStrictEqual([validationWire.detail[0]]);
   });
 
-  it('parses string, object and 5xx bodies into camelCase', () => {
-    expect(errorEnvelopeFromWire({ detail: 'Unauthorized' })).toEqual({ detail: 'Unauthorized' });
-    expect(errorEnvelopeFromWire({ detail: { reason: 'busy' }, retryable: true })).toEqual({
-      detail: { reason: 'busy' },
-      retryable: true,
+  it('parses string, object and 5xx bodies', () => {
+    expect(errorEnvelopeSchema.parse({ detail: 'Unauthorized' })).toStrictEqual({
+      detail: 'Unauthorized',
     });
-    expect(errorEnvelopeFromWire(unhandledWire)).toEqual({
+    expect(
+      errorEnvelopeSchema.parse({ detail: { reason: 'busy' }, retryable: true }),
+    ).toStrictEqual({ detail: { reason: 'busy' }, retryable: true });
+    expect(errorEnvelopeSchema.parse(unhandledWire)).toStrictEqual({
       detail: 'Internal Server Error',
       exception: "KeyError: 'x'",
-      errorId: '0f8fad5bd9cb469fa16570867728950e',
+      error_id: '0f8fad5bd9cb469fa16570867728950e',
     });
-    expect(errorEnvelopeToWire(errorEnvelopeFromWire(unhandledWire))).toStrictEqual(unhandledWire);
+    const debug = { detail: 'Internal Server Error', exception: 'boom', traceback: 'Traceback…' };
+    expect(errorEnvelopeSchema.parse(debug)).toStrictEqual(debug);
   });
 
   it('names the bad field', () => {
-    expectZodIssueAt(() => errorEnvelopeFromWire({ message: 'x' }), ['detail']);
-    expectZodIssueAt(() => errorEnvelopeFromWire({ detail: 'x', exception: 1 }), ['exception']);
-    expectZodIssueAt(() => errorEnvelopeFromWire({ detail: 'x', retryable: 'yes' }), ['retryable']);
+    expectZodIssueAt(() => errorEnvelopeSchema.parse({ message: 'x' }), ['detail']);
+    expectZodIssueAt(() => errorEnvelopeSchema.parse({ detail: 'x', exception: 1 }), ['exception']);
+    expectZodIssueAt(
+      () => errorEnvelopeSchema.parse({ detail: 'x', retryable: 'yes' }),
+      ['retryable'],
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { execErrorCodeSchema } from '../errors/exec-error-code.js';
 import { hexIdSchema } from '../ids/hex-id.js';
 import {
   clientPathSchema,
@@ -20,7 +21,7 @@ export const EXEC_STREAM_CAPABILITY = 'agent_workspace.exec_stream_v1';
 export const EXEC_STREAM_PATH = '/sockets/exec';
 
 /** Signals a client may send to a command's process group. */
-export const execSignalSchema = z.enum([
+const execSignalSchema = z.enum([
   'SIGINT',
   'SIGTERM',
   'SIGKILL',
@@ -113,8 +114,9 @@ const errorFrameSchema = z.object({
   type: z.literal('error'),
   command_id: hexIdSchema.nullable(),
   request_id: z.string().nullable(),
-  /** Stable code, e.g. `INVALID_FRAME`, `UNKNOWN_COMMAND`, `INVALID_CWD`, `SPAWN_ERROR`. */
-  code: z.string(),
+  code: execErrorCodeSchema,
+  /** The `start` field at fault (e.g. `cwd`), when the refusal is about one; absent otherwise. */
+  field: z.string().nullish(),
   detail: z.string(),
 });
 

@@ -20,34 +20,9 @@ export const executeBashRequestWireSchema = z.object({
   timeout: commandTimeoutSchema.default(DEFAULT_BASH_TIMEOUT_SECONDS),
 });
 
-/** Wire JSON of an {@link ExecuteBashRequest}. */
+/**
+ * Wire JSON of a request to run a shell command: `cwd` `null` or absent means the server's
+ * default; `timeout` is the seconds before the command's process tree is killed (positive, may
+ * be fractional).
+ */
 export type ExecuteBashRequestWire = z.infer<typeof executeBashRequestWireSchema>;
-
-/** A request to run a shell command on the agent-server. */
-export interface ExecuteBashRequest {
-  /** The command line, run by the shell. Never empty. */
-  command: string;
-  /** Working directory; absent means the server's default. */
-  cwd?: string | undefined;
-  /** Seconds before the command's process tree is killed; positive, may be fractional. */
-  timeoutSeconds: number;
-}
-
-/** Parses wire JSON into an {@link ExecuteBashRequest}. Throws a `ZodError` naming the bad field. */
-export function executeBashRequestFromWire(json: unknown): ExecuteBashRequest {
-  const wire = executeBashRequestWireSchema.parse(json);
-  return {
-    command: wire.command,
-    ...(wire.cwd != null ? { cwd: wire.cwd } : {}),
-    timeoutSeconds: wire.timeout,
-  };
-}
-
-/** Serialises an {@link ExecuteBashRequest} to its wire JSON (`cwd` is `null` when absent). */
-export function executeBashRequestToWire(request: ExecuteBashRequest): ExecuteBashRequestWire {
-  return {
-    command: request.command,
-    cwd: request.cwd ?? null,
-    timeout: request.timeoutSeconds,
-  };
-}

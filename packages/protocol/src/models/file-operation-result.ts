@@ -22,26 +22,3 @@ export interface FileOperationResult {
   /** Why the operation failed; absent on success. */
   error?: string | undefined;
 }
-
-/** Parses wire JSON into a {@link FileOperationResult}. */
-export function fileOperationResultFromWire(json: unknown): FileOperationResult {
-  const wire = fileOperationResultWireSchema.parse(json);
-  return {
-    success: wire.success,
-    sourcePath: wire.source_path,
-    destinationPath: wire.destination_path,
-    ...(wire.file_size != null ? { fileSize: wire.file_size } : {}),
-    ...(wire.error != null ? { error: wire.error } : {}),
-  };
-}
-
-/** Serialises a {@link FileOperationResult} to its wire JSON. */
-export function fileOperationResultToWire(result: FileOperationResult): FileOperationResultWire {
-  return {
-    success: result.success,
-    source_path: result.sourcePath,
-    destination_path: result.destinationPath,
-    file_size: result.fileSize ?? null,
-    error: result.error ?? null,
-  };
-}

@@ -23,8 +23,3 @@ export const HEALTH_OK: HealthStatus = Object.freeze({ status: 'ok' });
 
 /** The 200 `/ready` body. */
 export const READY: ReadyStatus = Object.freeze({ status: 'ready' });
-
-/** The 503 `/ready` body, with OpenHands' message by default. */
-export function initializingStatus(message = 'Server is still initializing'): ReadyStatus {
-  return { status: 'initializing', message };
-}

@@ -89,26 +89,3 @@ export function serverInfoFromWire(json: unknown): ServerInfo {
     extra: Object.fromEntries(Object.entries(wire).filter(([key]) => !KNOWN_KEYS.has(key))),
   };
 }
-
-/** Serialises a {@link ServerInfo} to its wire JSON; `extra` fields come first, known ones win. */
-export function serverInfoToWire(info: ServerInfo): ServerInfoWire {
-  return {
-    ...info.extra,
-    uptime: info.uptime,
-    idle_time: info.idleTime,
-    title: info.title,
-    version: info.version,
-    sdk_version: info.sdkVersion,
-    tools_version: info.toolsVersion,
-    workspace_version: info.workspaceVersion,
-    build_git_sha: info.buildGitSha,
-    build_git_ref: info.buildGitRef,
-    python_version: info.pythonVersion,
-    usable_tools: info.usableTools,
-    runtime_idle_timeout_seconds: info.runtimeIdleTimeoutSeconds,
-    capabilities: info.capabilities,
-    max_foreground_terminal_timeout_seconds: info.maxForegroundTerminalTimeoutSeconds,
-    docs: info.docs,
-    redoc: info.redoc,
-  };
-}

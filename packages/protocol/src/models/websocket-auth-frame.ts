@@ -6,23 +6,8 @@ export const websocketAuthFrameWireSchema = z.object({
   session_api_key: z.string(),
 });
 
-/** Wire JSON of a {@link WebsocketAuthFrame}. */
+/**
+ * Wire JSON of the first-frame websocket authentication, preferred over the deprecated query
+ * parameter; `session_api_key` is the key sent as `X-Session-API-Key` on HTTP.
+ */
 export type WebsocketAuthFrameWire = z.infer<typeof websocketAuthFrameWireSchema>;
-
-/** First-frame websocket authentication, preferred over the deprecated query parameter. */
-export interface WebsocketAuthFrame {
-  type: 'auth';
-  /** The session API key (`X-Session-API-Key` on HTTP). */
-  sessionApiKey: string;
-}
-
-/** Parses a websocket frame as an auth frame. Throws a `ZodError` naming the bad field. */
-export function websocketAuthFrameFromWire(json: unknown): WebsocketAuthFrame {
-  const wire = websocketAuthFrameWireSchema.parse(json);
-  return { type: wire.type, sessionApiKey: wire.session_api_key };
-}
-
-/** Serialises a {@link WebsocketAuthFrame} to its wire JSON. */
-export function websocketAuthFrameToWire(frame: WebsocketAuthFrame): WebsocketAuthFrameWire {
-  return { type: frame.type, session_api_key: frame.sessionApiKey };
-}

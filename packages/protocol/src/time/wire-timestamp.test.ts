@@ -3,7 +3,6 @@ import { ZodError } from 'zod';
 import {
   formatWireTimestamp,
   normalizeWireTimestamp,
-  parseWireTimestamp,
   wireTimestampSchema,
 } from './wire-timestamp.js';
 
@@ -24,10 +23,16 @@ describe('wire timestamps', () => {
 
   it('parses with or without a fraction and with a +00:00 offset', () => {
     const expected = Date.UTC(2026, 7, 22, 10, 0, 0, 123);
-    expect(parseWireTimestamp('2026-08-22T10:00:00.123456Z').getTime()).toBe(expected);
-    expect(parseWireTimestamp('2026-08-22T10:00:00.123456+00:00').getTime()).toBe(expected);
-    expect(parseWireTimestamp('2026-08-22T10:00:00Z').getTime()).toBe(Date.UTC(2026, 7, 22, 10));
-    expect(parseWireTimestamp('2026-08-22T10:00:00').getTime()).toBe(Date.UTC(2026, 7, 22, 10));
+    for (const text of ['2026-08-22T10:00:00.123456Z', '2026-08-22T10:00:00.123456+00:00']) {
+      const normalized = normalizeWireTimestamp(text);
+      expect(normalized).toBe('2026-08-22T10:00:00.123456Z');
+      expect(Date.parse(normalized)).toBe(expected);
+    }
+    expect(normalizeWireTimestamp('2026-08-22T10:00:00Z')).toBe('2026-08-22T10:00:00.000000Z');
+    expect(normalizeWireTimestamp('2026-08-22T10:00:00')).toBe('2026-08-22T10:00:00.000000Z');
+    expect(Date.parse(normalizeWireTimestamp('2026-08-22T10:00:00'))).toBe(
+      Date.UTC(2026, 7, 22, 10),
+    );
   });
 
   it('converts other offsets to UTC', () => {
@@ -57,7 +62,7 @@ describe('wire timestamps', () => {
       'yesterday',
     ]) {
       expect(wireTimestampSchema.safeParse(bad).success, bad).toBe(false);
-      expect(() => parseWireTimestamp(bad)).toThrow(ZodError);
+      expect(() => normalizeWireTimestamp(bad)).toThrow(ZodError);
     }
   });
 });

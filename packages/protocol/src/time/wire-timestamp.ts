@@ -68,14 +68,6 @@ export function formatWireTimestamp(date: Date, microseconds = 0): string {
 }
 
 /**
- * Parses a wire timestamp to a `Date` (millisecond precision; finer digits are dropped).
- * Throws a `ZodError` when the text is not a valid timestamp.
- */
-export function parseWireTimestamp(text: string): Date {
-  return splitTimestamp(wireTimestampSchema.parse(text))!.date;
-}
-
-/**
  * Rewrites any accepted timestamp in the canonical UTC form with microseconds,
  * e.g. `2026-08-22T12:00:00+02:00` gives `2026-08-22T10:00:00.000000Z`. Throws a `ZodError`
  * when the text is not a valid timestamp.

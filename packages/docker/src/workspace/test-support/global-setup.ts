@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import type { TestProject } from 'vitest/node';
-import { resolveTestImage } from '../../testing/resolve-test-image.js';
+import { resolveTestImage } from '../../test-support/resolve-test-image.js';
 
 /** What the Docker workspace suites get from {@link setup} through `inject('dockerWorkspaceTest')`. */
 export interface DockerWorkspaceTestSetup {

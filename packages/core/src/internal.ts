@@ -1,0 +1,43 @@
+/**
+ * Primitives the agent-server and the sibling packages of this monorepo (docker, ...) build on:
+ * confined path walks, the atomic file writer, the local command runner, the sandbox lifecycle's
+ * helpers and the error factories. Not for applications: this entry has no semver promise and
+ * may change in any release. Applications use `@agent-workspace/core`.
+ *
+ * @packageDocumentation
+ */
+export { abortedError } from './errors/aborted-error.js';
+export { invalidArgument } from './errors/invalid-argument.js';
+export { DirectoryHandle, PROC_FD_WALKS } from './fs/directory-handle.js';
+export { type FileDestination, locateFileForWrite } from './fs/locate-file-for-write.js';
+export { openDirectory } from './fs/open-directory.js';
+export { type OpenedFile, openRegularFile } from './fs/open-regular-file.js';
+export { type PathErrorReason, type PathSubject, pathError } from './fs/path-error.js';
+export {
+  MAX_SYMLINK_HOPS,
+  PathWalker,
+  type PathWalkerOptions,
+  type Walk,
+  type WalkEnd,
+} from './fs/path-walker.js';
+export {
+  TEMPORARY_FILE_PATTERN,
+  TEMPORARY_FILE_SUFFIX,
+  type WriteStreamAtomicOptions,
+  writeStreamAtomic,
+} from './fs/write-stream-atomic.js';
+export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
+export { runLocalCommand } from './local/run-local-command.js';
+export type { RunLocalCommandOptions } from './local/run-local-command-options.js';
+export {
+  type LocalCommandHandle,
+  type StartLocalCommandOptions,
+  startLocalCommand,
+} from './local/start-local-command.js';
+export { type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';
+export { describeSandboxState, isSandboxGone } from './sandbox/sandbox-state.js';
+export {
+  type WaitUntilAliveOptions,
+  type WaitUntilAliveResult,
+  waitUntilAlive,
+} from './sandbox/wait-until-alive.js';

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Stable codes of `WorkspaceError` (`@agent-workspace/core`). Branch on the code, never on the
+ * message. How each crosses the wire is in `WORKSPACE_ERROR_WIRE`.
+ *
+ * - `INVALID_ARGUMENT`: a caller passed a bad value (the message names the field).
+ * - `INVALID_CWD`: the working directory of a command does not exist or is not a directory.
+ * - `NOT_FOUND`: a file or directory the operation needs does not exist (the message names it).
+ * - `FORBIDDEN`: a confinement policy refuses the path or operation (it leads outside the working
+ *   directory, or through a hard link, a foreign git directory, ...); the message names the field.
+ * - `INVALID_CONFIG`: a workspace config failed validation.
+ * - `UNKNOWN_WORKSPACE_KIND` / `DUPLICATE_WORKSPACE_KIND`: registry misuse.
+ * - `NOT_SUPPORTED`: the workspace type cannot do this.
+ * - `ABORTED`: the caller's `AbortSignal` fired.
+ * - `WORKSPACE_CLOSED`: the workspace was used after `close()`.
+ * - `WORKSPACE_PAUSED`: the workspace was used while paused.
+ * - `GIT_ERROR`: git failed in a way that is not "not a repository".
+ * - `CONNECTION_ERROR`, `AUTHENTICATION_ERROR`, `SERVER_ERROR`, `PROTOCOL_ERROR`: transport failures.
+ * - `PROVISIONING_ERROR`: a sandbox could not be created, never became alive, or could not be
+ *   paused, resumed or released; the message carries the sandbox's state and last log lines
+ *   when there are any.
+ * - `SANDBOX_EXITED`: the sandbox of a provisioned workspace (a container, a process, ...)
+ *   stopped or disappeared while the workspace was in use; `details` has its `exitCode` and
+ *   last `logs`. The workspace cannot recover: close it and create a new one.
+ * - `SPAWN_ERROR`: the process could not be started (`details.errno` says why, e.g. `EMFILE`).
+ * - `RESOURCE_EXHAUSTED`: a limit was reached (concurrent commands, open files, connections);
+ *   nothing was done, and the same call may succeed later.
+ */
+export const workspaceErrorCodeSchema = z.enum([
+  'INVALID_ARGUMENT',
+  'INVALID_CWD',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'INVALID_CONFIG',
+  'UNKNOWN_WORKSPACE_KIND',
+  'DUPLICATE_WORKSPACE_KIND',
+  'NOT_SUPPORTED',
+  'ABORTED',
+  'WORKSPACE_CLOSED',
+  'WORKSPACE_PAUSED',
+  'GIT_ERROR',
+  'CONNECTION_ERROR',
+  'AUTHENTICATION_ERROR',
+  'SERVER_ERROR',
+  'PROTOCOL_ERROR',
+  'PROVISIONING_ERROR',
+  'SANDBOX_EXITED',
+  'SPAWN_ERROR',
+  'RESOURCE_EXHAUSTED',
+]);
+
+/** A stable code of `WorkspaceError`; see {@link workspaceErrorCodeSchema} for each one. */
+export type WorkspaceErrorCode = z.infer<typeof workspaceErrorCodeSchema>;

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { BubblewrapSandbox, type CommandSandbox } from '@agent-workspace/core';
-import { invalidArgument, PathWalker } from '@agent-workspace/core/internal';
+import { BubblewrapSandbox, type CommandSandbox, invalidArgument } from '@agent-workspace/core';
+import { PathWalker } from '@agent-workspace/core/internal';
 import type { FastifyInstance } from 'fastify';
 import {
   type AgentServerOptions,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { commandSandboxSkipReason } from '@agent-workspace/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './test-support/start-test-server.js';
+import { startTestServer, type TestServer } from './testing/start-test-server.js';
 
 type Json = Record<string, unknown>;
 

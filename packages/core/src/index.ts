@@ -10,6 +10,8 @@ export {
   type BubblewrapSandboxOptions,
   type StartBubblewrapSandboxOptions,
 } from './command-sandbox/bubblewrap-sandbox.js';
+export { abortedError } from './errors/aborted-error.js';
+export { invalidArgument } from './errors/invalid-argument.js';
 export {
   WorkspaceError,
   type WorkspaceErrorCode,

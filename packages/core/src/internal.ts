@@ -1,13 +1,11 @@
 /**
  * Primitives the agent-server and the sibling packages of this monorepo (docker, ...) build on:
  * confined path walks, the atomic file writer, the local command runner, the sandbox lifecycle's
- * helpers and the error factories. Not for applications: this entry has no semver promise and
- * may change in any release. Applications use `@agent-workspace/core`.
+ * helpers. Not for applications: this entry has no semver promise and may change in any
+ * release. Applications, and authors of new workspace types, use `@agent-workspace/core`.
  *
  * @packageDocumentation
  */
-export { abortedError } from './errors/aborted-error.js';
-export { invalidArgument } from './errors/invalid-argument.js';
 export { DirectoryHandle, PROC_FD_WALKS } from './fs/directory-handle.js';
 export { type FileDestination, locateFileForWrite } from './fs/locate-file-for-write.js';
 export { openDirectory } from './fs/open-directory.js';

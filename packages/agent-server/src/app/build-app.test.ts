@@ -1,6 +1,6 @@
 import { AGENT_SERVER_ROUTES, bashEventPath, wireSchemas } from '@agent-workspace/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 
 const HEX_ID = '0123456789abcdef0123456789abcdef';
 

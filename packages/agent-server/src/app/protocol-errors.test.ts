@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { MAX_JSON_DEPTH } from './parse-json-body.js';
 
 /** Sends raw bytes and resolves with the status code and body of the answer. */

@@ -6,7 +6,7 @@ import { PathWalker } from '@agent-workspace/core/internal';
 import { rejectionOf } from '@agent-workspace/core/testing';
 import { MAX_COMMAND_BYTES } from '@agent-workspace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import type { BashCommandRequest } from './bash-command-types.js';
 import { BASH_EVENT_LOG_FILE } from './bash-event-log.js';
 import { BashEventService, type BashEventServiceOptions } from './bash-event-service.js';

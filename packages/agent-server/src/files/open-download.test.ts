@@ -3,7 +3,7 @@ import { truncate, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 
 /** What a raw HTTP/1.1 GET saw: the declared length, the body bytes and whether it closed. */
 interface RawDownload {

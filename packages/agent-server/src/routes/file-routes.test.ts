@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConfinedTestServer,
   startConfinedTestServer,
-  startTestServer,
-  type TestServer,
-} from '../test-support/start-test-server.js';
+} from '../test-support/start-confined-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 
 /** Uploads `content` as the multipart part `field` (default `file`) to `path`. */
 function upload(t: TestServer, target: string, content: Blob | string, field = 'file') {

@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConfinedTestServer,
   startConfinedTestServer,
-  startTestServer,
-  type TestServer,
-} from '../test-support/start-test-server.js';
+} from '../test-support/start-confined-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EXEC_STREAM_CAPABILITY, serverInfoFromWire } from '@agent-workspace/protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { VERSION } from '../version.js';
 import { CONFINE_TO_WORKING_DIR_CAPABILITY } from './server-details-routes.js';
 

@@ -1,4 +1,5 @@
 import {
+  AGENT_SERVER_ROUTES,
   EXEC_STREAM_CAPABILITY,
   HEALTH_OK,
   healthStatusSchema,
@@ -40,11 +41,11 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
     schema: { tags, security: [], response: { 200: healthStatusSchema } },
   };
 
-  app.get('/alive', health, async () => HEALTH_OK);
-  app.get('/health', health, async () => HEALTH_OK);
+  app.get(AGENT_SERVER_ROUTES.alive, health, async () => HEALTH_OK);
+  app.get(AGENT_SERVER_ROUTES.health, health, async () => HEALTH_OK);
   // The server listens only once start-up is complete, so it is always ready.
   app.get(
-    '/ready',
+    AGENT_SERVER_ROUTES.ready,
     { schema: { tags, security: [], response: { 200: readyStatusSchema } } },
     async () => READY,
   );
@@ -72,6 +73,6 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
     };
   };
   const info = { schema: { tags, security: [], response: { 200: serverInfoWireSchema } } };
-  app.get('/server_info', info, serverInfo);
+  app.get(AGENT_SERVER_ROUTES.serverInfo, info, serverInfo);
   app.get('/', { schema: { ...info.schema, hide: true } }, serverInfo);
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 import { TestSocketClient } from '../test-support/test-socket-client.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { AUTH_TIMEOUT_MS } from './authenticate-socket.js';
 import { MAX_BASH_EVENT_SUBSCRIBERS } from './bash-events-socket.js';
 

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 import { TestSocketClient } from '../test-support/test-socket-client.js';
+import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 
 const HEX_ID = expect.stringMatching(/^[0-9a-f]{32}$/);
 const KEY = 'exec-secret';

@@ -145,7 +145,11 @@ export class RemoteWorkspace extends BaseWorkspace {
       AbortSignal.timeout(this.#connectTimeoutMs),
     ]);
     try {
-      const reply = await this.#client.call({ method: 'GET', path: '/health', signal });
+      const reply = await this.#client.call({
+        method: 'GET',
+        path: AGENT_SERVER_ROUTES.health,
+        signal,
+      });
       return reply.status >= 200 && reply.status <= 299;
     } catch (error) {
       if (WorkspaceError.isInstance(error, 'WORKSPACE_CLOSED')) throw error;
@@ -254,7 +258,7 @@ export class RemoteWorkspace extends BaseWorkspace {
 
   #fetchServerInfo(): Promise<ServerInfo> {
     return this.#client.json(
-      { method: 'GET', path: '/server_info', signal: this.#closing.signal },
+      { method: 'GET', path: AGENT_SERVER_ROUTES.serverInfo, signal: this.#closing.signal },
       serverInfoFromWire,
     );
   }

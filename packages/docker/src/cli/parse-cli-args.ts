@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { invalidArgument } from '@agent-workspace/core/internal';
+import { invalidArgument } from '@agent-workspace/core';
 
 /** What the `agent-workspace-docker` command line asks for. */
 export type CliCommand =

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { abortedError, invalidArgument } from '@agent-workspace/core/internal';
+import { abortedError, invalidArgument } from '@agent-workspace/core';
 import Docker from 'dockerode';
 import { pack } from 'tar-fs';
 import { agentServerImageTag } from './agent-server-image-tag.js';

@@ -1,8 +1,7 @@
 import { chmod, copyFile, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { WorkspaceError } from '@agent-workspace/core';
-import { abortedError } from '@agent-workspace/core/internal';
+import { abortedError, WorkspaceError } from '@agent-workspace/core';
 import Docker from 'dockerode';
 import { execa } from 'execa';
 import { baseImageTag } from './base-image-tag.js';

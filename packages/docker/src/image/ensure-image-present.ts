@@ -1,4 +1,4 @@
-import { abortedError } from '@agent-workspace/core/internal';
+import { abortedError } from '@agent-workspace/core';
 import type Docker from 'dockerode';
 import { findImage } from './find-image.js';
 import { followImageStream, imageStreamError } from './follow-image-stream.js';

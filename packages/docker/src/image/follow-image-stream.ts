@@ -1,5 +1,4 @@
-import { WorkspaceError } from '@agent-workspace/core';
-import { abortedError } from '@agent-workspace/core/internal';
+import { abortedError, WorkspaceError } from '@agent-workspace/core';
 import type Docker from 'dockerode';
 import type { ImageProgressListener } from './image-progress.js';
 

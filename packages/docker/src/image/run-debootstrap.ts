@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { abortedError } from '@agent-workspace/core/internal';
+import { abortedError } from '@agent-workspace/core';
 import { execa } from 'execa';
 import { imageStreamError, LOG_TAIL_LINES } from './follow-image-stream.js';
 import type { ImageProgressListener } from './image-progress.js';

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@agent-workspace/core/internal';
+import { invalidArgument } from '@agent-workspace/core';
 import type Docker from 'dockerode';
 
 /** Splits `name[:tag]` into repository and tag (`latest` when absent). */

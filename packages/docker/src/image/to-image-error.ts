@@ -1,5 +1,4 @@
-import { WorkspaceError } from '@agent-workspace/core';
-import { abortedError } from '@agent-workspace/core/internal';
+import { abortedError, WorkspaceError } from '@agent-workspace/core';
 
 /** Socket errors that mean the engine cannot be reached at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'ETIMEDOUT']);

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from '@agent-workspace/agent-server/testing';
 import { RemoteWorkspace } from '@openhands/typescript-client';
 import { BashClient } from '@openhands/typescript-client/clients';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 
 const execFileAsync = promisify(execFile);
 

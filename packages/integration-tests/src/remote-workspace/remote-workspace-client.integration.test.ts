@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { startTestServer, type TestServer } from '@agent-workspace/agent-server/testing';
 import { RemoteWorkspace, WorkspaceError } from '@agent-workspace/core';
 import { rejectionOf } from '@agent-workspace/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 import { TcpProxy } from '../test-support/tcp-proxy.js';
 
 const API_KEY = 'client-test-session-key';

@@ -1,9 +1,9 @@
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
+import { startTestServer, type TestServer } from '@agent-workspace/agent-server/testing';
 import { RemoteWorkspace } from '@agent-workspace/core';
 import { describeWorkspaceContract } from '@agent-workspace/core/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/start-test-server.js';
 
 const API_KEY = 'contract-session-key';
 

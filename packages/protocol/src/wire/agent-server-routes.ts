@@ -8,6 +8,12 @@ export const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
  * route pattern (`:event_id`); clients build the path with {@link bashEventPath}.
  */
 export const AGENT_SERVER_ROUTES = {
+  /** Liveness: 200 as soon as the server listens. */
+  alive: '/alive',
+  health: '/health',
+  /** 503 until the server has restored its state, then 200. */
+  ready: '/ready',
+  serverInfo: '/server_info',
   startBashCommand: '/api/bash/start_bash_command',
   executeBashCommand: '/api/bash/execute_bash_command',
   searchBashEvents: '/api/bash/bash_events/search',

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, realpath, rm } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ReleaseSandboxOptions,
   type SandboxEndpoint,
@@ -105,7 +106,8 @@ export class ProcessSandboxWorkspace extends SandboxWorkspace {
   }
 
   protected override async pauseSandbox(): Promise<void> {
-    this.#child?.kill('SIGSTOP');
+    const child = this.#child;
+    if (child?.pid !== undefined && child.kill('SIGSTOP')) await untilStopped(child.pid);
     this.#paused = true;
   }
 
@@ -121,5 +123,14 @@ export class ProcessSandboxWorkspace extends SandboxWorkspace {
       await this.#exited;
     }
     await rm(this.workingDir, { recursive: true, force: true });
+  }
+}
+
+/** Resolves once `pid` is stopped (a signal is delivered asynchronously), or gone; at most 5 s. */
+async function untilStopped(pid: number): Promise<void> {
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+    await sleep(5);
   }
 }

@@ -10,7 +10,7 @@ import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { OutputCapture } from '../internal/output/output-capture.js';
-import { findExecutable } from '../internal/process/find-executable.js';
+import { bashPath } from '../internal/process/bash-path.js';
 import {
   killProcessGroup,
   type ProcessGroupKill,
@@ -333,17 +333,6 @@ function assertDirectory(cwd: string): void {
       details: { path: cwd },
     });
   }
-}
-
-let cachedBashPath: string | undefined;
-
-/**
- * Absolute path of `bash` on this process's `PATH`, looked up once, so a command's own `PATH`
- * override cannot make the shell itself unfindable. Falls back to plain `bash`.
- */
-function bashPath(): string {
-  cachedBashPath ??= findExecutable('bash', process.env.PATH ?? '') ?? 'bash';
-  return cachedBashPath;
 }
 
 function errorMessage(error: unknown): string {

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { buildBaseImage } from './image/build-base-image.js';
-import { requireDockerEngine } from './test-support/require-docker-engine.js';
+import { requireDockerEngine } from './testing/require-docker-engine.js';
 
 const tsx = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
 

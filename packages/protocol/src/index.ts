@@ -47,6 +47,14 @@ export {
 } from './limits/command-input-schemas.js';
 export { utf8ByteLength } from './limits/utf8-byte-length.js';
 export {
+  type ActionEventWire,
+  actionEventWireSchema,
+} from './models/action-event.js';
+export {
+  type AgentErrorEventWire,
+  agentErrorEventWireSchema,
+} from './models/agent-error-event.js';
+export {
   type BashCommand,
   type BashCommandWire,
   bashCommandWireSchema,
@@ -92,6 +100,27 @@ export {
   commandResultWireSchema,
 } from './models/command-result.js';
 export {
+  AGENT_STUCK,
+  type ConversationErrorEventWire,
+  conversationErrorEventWireSchema,
+  MAX_ITERATIONS_REACHED,
+} from './models/conversation-error-event.js';
+export {
+  type ConversationEventKind,
+  type ConversationEventWire,
+  conversationEventWireSchema,
+} from './models/conversation-event.js';
+export type { EventSource } from './models/conversation-event-base.js';
+export {
+  CONVERSATION_EXECUTION_STATUSES,
+  type ConversationExecutionStatus,
+} from './models/conversation-execution-status.js';
+export {
+  CONVERSATION_STATE_KEYS,
+  type ConversationStateUpdateEventWire,
+  conversationStateUpdateEventWireSchema,
+} from './models/conversation-state-update-event.js';
+export {
   type ErrorEnvelopeWire,
   errorEnvelopeSchema,
 } from './models/error-envelope.js';
@@ -131,12 +160,37 @@ export {
   readyStatusSchema,
 } from './models/health-status.js';
 export {
+  type ImageContentWire,
+  imageContentWireSchema,
+} from './models/image-content.js';
+export {
+  type LLMMessageWire,
+  llmMessageWireSchema,
+} from './models/llm-message.js';
+export {
+  type MessageEventWire,
+  messageEventWireSchema,
+} from './models/message-event.js';
+export {
+  type MessageToolCallWire,
+  messageToolCallWireSchema,
+} from './models/message-tool-call.js';
+export {
+  type ObservationEventWire,
+  observationEventWireSchema,
+} from './models/observation-event.js';
+export {
+  type PauseEventWire,
+  pauseEventWireSchema,
+} from './models/pause-event.js';
+export {
   type ServerInfo,
   type ServerInfoWire,
   serverInfoFromWire,
   serverInfoWireSchema,
 } from './models/server-info.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
+export { type TextContentWire, textContentWireSchema } from './models/text-content.js';
 export { type ValidationIssue, validationIssueSchema } from './models/validation-issue.js';
 export {
   type WebsocketAuthFrameWire,

@@ -36,6 +36,8 @@ export interface WriteStreamAtomicOptions {
   mode?: number | undefined;
   /** Bytes the file stream buffers before the source has to wait; default Node's. */
   highWaterMark?: number | undefined;
+  /** Flush the file to disk (fsync) before the rename, so it survives a crash; default false. */
+  durable?: boolean | undefined;
   /** Runs once every byte is on disk, before the rename; throwing discards the file. */
   verify?: (() => void) | undefined;
   /** Told the temporary file's name when it is created and when it is gone (renamed or removed). */
@@ -56,8 +58,8 @@ export interface WriteStreamAtomicOptions {
  * and the error is rethrown. Resolves to the bytes written.
  */
 export async function writeStreamAtomic(options: WriteStreamAtomicOptions): Promise<number> {
-  const { source, directory, name, mode, highWaterMark, verify, onTemporaryFile, onWriteError } =
-    options;
+  const { source, directory, name, mode, highWaterMark, durable } = options;
+  const { verify, onTemporaryFile, onWriteError } = options;
   /** Runs a step on the file, telling `onWriteError` when it fails. */
   const fileStep = <T>(step: () => T): T => {
     try {
@@ -83,7 +85,11 @@ export async function writeStreamAtomic(options: WriteStreamAtomicOptions): Prom
       throw error;
     }
     // The stream owns the descriptor from here: it closes it when done, also on error.
-    const output = createWriteStream('', { fd, ...(highWaterMark && { highWaterMark }) });
+    const output = createWriteStream('', {
+      fd,
+      flush: durable === true,
+      ...(highWaterMark && { highWaterMark }),
+    });
     // The file's own failure shows here before `pipeline` settles; a source's comes later.
     let writeError: unknown;
     output.once('error', (error) => {

@@ -8,7 +8,7 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import { pack } from 'tar-fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { requireDockerEngine } from '../test-support/require-docker-engine.js';
+import { requireDockerEngine } from '../testing/require-docker-engine.js';
 import { buildAgentServerImage } from './build-agent-server-image.js';
 import { buildBaseImage } from './build-base-image.js';
 import type { BuiltImage, ImageProgressEvent } from './image-progress.js';

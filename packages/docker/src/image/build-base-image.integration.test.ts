@@ -3,7 +3,7 @@ import os from 'node:os';
 import { WorkspaceError } from '@agent-workspace/core';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { requireDockerEngine } from '../test-support/require-docker-engine.js';
+import { requireDockerEngine } from '../testing/require-docker-engine.js';
 import { baseImageTag } from './base-image-tag.js';
 import { BASE_IMAGE_PACKAGES, buildBaseImage } from './build-base-image.js';
 import type { ImageProgressEvent } from './image-progress.js';

@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { requireDockerEngine } from '../test-support/require-docker-engine.js';
+import { requireDockerEngine } from '../testing/require-docker-engine.js';
 import { buildAgentServerImage } from './build-agent-server-image.js';
 import { buildBaseImage } from './build-base-image.js';
 import type { ImageProgressEvent } from './image-progress.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
  * - `NOT_FOUND`: a file or directory the operation needs does not exist (the message names it).
  * - `FORBIDDEN`: a confinement policy refuses the path or operation (it leads outside the working
  *   directory, or through a hard link, a foreign git directory, ...); the message names the field.
- * - `INVALID_CONFIG`: a workspace config failed validation.
+ * - `INVALID_CONFIG`: a workspace or LLM config failed validation (the message names the field).
  * - `UNKNOWN_WORKSPACE_KIND` / `DUPLICATE_WORKSPACE_KIND`: registry misuse.
  * - `NOT_SUPPORTED`: the workspace type cannot do this.
  * - `ABORTED`: the caller's `AbortSignal` fired.
@@ -26,6 +26,19 @@ import { z } from 'zod';
  * - `SPAWN_ERROR`: the process could not be started (`details.errno` says why, e.g. `EMFILE`).
  * - `RESOURCE_EXHAUSTED`: a limit was reached (concurrent commands, open files, connections);
  *   nothing was done, and the same call may succeed later.
+ *
+ * Failures of a call to an LLM provider (`LLMError` of `@agent-workspace/sdk`, after its retries):
+ * - `LLM_AUTHENTICATION`: the provider refused the API key (401/403), or there is none.
+ * - `LLM_BAD_REQUEST`: the provider refused the request (another 4xx: unknown model, bad
+ *   message sequence, ...); retrying the same request cannot help.
+ * - `LLM_CONTEXT_WINDOW_EXCEEDED`: the transcript does not fit the model's context window;
+ *   condense it and ask again.
+ * - `LLM_RATE_LIMITED`: the provider answered 429 on every attempt.
+ * - `LLM_SERVER_ERROR`: the provider answered 5xx (or 409) on every attempt.
+ * - `LLM_CONNECTION`: the provider could not be reached (refused, reset, DNS) on every attempt.
+ * - `LLM_TIMEOUT`: no answer within the call's timeout on every attempt.
+ * - `LLM_BAD_RESPONSE`: the provider answered with something that is not a completion
+ *   (malformed JSON, no choices).
  */
 export const workspaceErrorCodeSchema = z.enum([
   'INVALID_ARGUMENT',
@@ -48,6 +61,14 @@ export const workspaceErrorCodeSchema = z.enum([
   'SANDBOX_EXITED',
   'SPAWN_ERROR',
   'RESOURCE_EXHAUSTED',
+  'LLM_AUTHENTICATION',
+  'LLM_BAD_REQUEST',
+  'LLM_CONTEXT_WINDOW_EXCEEDED',
+  'LLM_RATE_LIMITED',
+  'LLM_SERVER_ERROR',
+  'LLM_CONNECTION',
+  'LLM_TIMEOUT',
+  'LLM_BAD_RESPONSE',
 ]);
 
 /** A stable code of `WorkspaceError`; see {@link workspaceErrorCodeSchema} for each one. */

@@ -18,6 +18,11 @@ const SERVER_BUG: WorkspaceErrorWire = {
   bashErrorCode: 'Exception',
 };
 
+/** A failure of the LLM provider the server calls: an upstream failure, never the client's. */
+function upstream(status: number): WorkspaceErrorWire {
+  return { status, execCode: 'INTERNAL_ERROR', bashErrorCode: 'Exception' };
+}
+
 /**
  * The one table from `WorkspaceError` codes to the wire. Codes only a client raises (transport,
  * provisioning, registry) map to a 500: on the server they would be a bug.
@@ -53,6 +58,16 @@ export const WORKSPACE_ERROR_WIRE: Readonly<Record<WorkspaceErrorCode, Workspace
   PROTOCOL_ERROR: SERVER_BUG,
   PROVISIONING_ERROR: SERVER_BUG,
   SANDBOX_EXITED: SERVER_BUG,
+  // The server's own LLM provider failed: a bad gateway (504 when it never answered, 503 when
+  // it asked to slow down). Never a 401: the client's credentials were fine.
+  LLM_AUTHENTICATION: upstream(502),
+  LLM_BAD_REQUEST: upstream(502),
+  LLM_CONTEXT_WINDOW_EXCEEDED: upstream(502),
+  LLM_RATE_LIMITED: upstream(503),
+  LLM_SERVER_ERROR: upstream(502),
+  LLM_CONNECTION: upstream(502),
+  LLM_TIMEOUT: upstream(504),
+  LLM_BAD_RESPONSE: upstream(502),
 };
 
 /**

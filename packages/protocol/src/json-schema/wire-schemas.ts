@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { internalServerErrorBodySchema } from '../errors/internal-server-error-body.js';
+import { actionEventWireSchema } from '../models/action-event.js';
+import { agentErrorEventWireSchema } from '../models/agent-error-event.js';
 import { bashCommandWireSchema } from '../models/bash-command.js';
 import { bashErrorWireSchema } from '../models/bash-error.js';
 import { bashEventWireSchema } from '../models/bash-event.js';
@@ -8,6 +10,9 @@ import { bashEventSearchQueryWireSchema } from '../models/bash-event-search-quer
 import { bashEventsClearedWireSchema } from '../models/bash-events-cleared.js';
 import { bashOutputWireSchema } from '../models/bash-output.js';
 import { commandResultWireSchema } from '../models/command-result.js';
+import { conversationErrorEventWireSchema } from '../models/conversation-error-event.js';
+import { conversationEventWireSchema } from '../models/conversation-event.js';
+import { conversationStateUpdateEventWireSchema } from '../models/conversation-state-update-event.js';
 import { errorEnvelopeSchema } from '../models/error-envelope.js';
 import {
   execClientFrameWireSchema,
@@ -17,8 +22,15 @@ import { executeBashRequestWireSchema } from '../models/execute-bash-request.js'
 import { fileOperationResultWireSchema } from '../models/file-operation-result.js';
 import { gitChangeWireSchema, gitDiffWireSchema } from '../models/git-change.js';
 import { healthStatusSchema, readyStatusSchema } from '../models/health-status.js';
+import { imageContentWireSchema } from '../models/image-content.js';
+import { llmMessageWireSchema } from '../models/llm-message.js';
+import { messageEventWireSchema } from '../models/message-event.js';
+import { messageToolCallWireSchema } from '../models/message-tool-call.js';
+import { observationEventWireSchema } from '../models/observation-event.js';
+import { pauseEventWireSchema } from '../models/pause-event.js';
 import { serverInfoWireSchema } from '../models/server-info.js';
 import { successSchema } from '../models/success.js';
+import { textContentWireSchema } from '../models/text-content.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
 import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
 import type { JsonSchemaOptions } from './to-json-schema.js';
@@ -57,4 +69,16 @@ export const wireSchemas = {
   ValidationIssue: { schema: validationIssueSchema, io: 'output' },
   ErrorEnvelope: { schema: errorEnvelopeSchema, io: 'output' },
   InternalServerErrorBody: { schema: internalServerErrorBodySchema, io: 'output' },
+  TextContent: { schema: textContentWireSchema, io: 'output' },
+  ImageContent: { schema: imageContentWireSchema, io: 'output' },
+  MessageToolCall: { schema: messageToolCallWireSchema, io: 'output' },
+  Message: { schema: llmMessageWireSchema, io: 'output' },
+  MessageEvent: { schema: messageEventWireSchema, io: 'output' },
+  ActionEvent: { schema: actionEventWireSchema, io: 'output' },
+  ObservationEvent: { schema: observationEventWireSchema, io: 'output' },
+  AgentErrorEvent: { schema: agentErrorEventWireSchema, io: 'output' },
+  ConversationErrorEvent: { schema: conversationErrorEventWireSchema, io: 'output' },
+  ConversationStateUpdateEvent: { schema: conversationStateUpdateEventWireSchema, io: 'output' },
+  PauseEvent: { schema: pauseEventWireSchema, io: 'output' },
+  ConversationEvent: { schema: conversationEventWireSchema, io: 'output' },
 } as const satisfies Record<string, WireSchemaEntry>;

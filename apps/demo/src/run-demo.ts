@@ -1,0 +1,61 @@
+import type { GitChange, GitDiff, Workspace } from '@agent-workspace/core';
+import { Agent, type LanguageModel, LocalConversation, ScriptedLLM } from '@agent-workspace/sdk';
+import { DEMO_TASK, demoScript, prepareRepository } from './demo-task.js';
+import { formatEvent } from './format-event.js';
+
+/** Options of {@link runDemo}. */
+export interface RunDemoOptions {
+  /** Where the agent works; its working directory should be empty. */
+  workspace: Workspace;
+  /** The model; default the demo's `ScriptedLLM`. */
+  llm?: LanguageModel | undefined;
+  /** Receives each line of the event stream; default none. */
+  print?: ((line: string) => void) | undefined;
+  /** Colour the lines. */
+  color?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** How the demo run ended and what it left in the workspace. */
+export interface DemoOutcome {
+  /** `finished` when the agent completed the task. */
+  status: string;
+  /** The agent's final answer. */
+  finalMessage: string;
+  /** What changed in the repository. */
+  changes: GitChange[];
+  /** The diff of stats.js. */
+  diff: GitDiff;
+  /** The last run of the test, from the workspace itself. */
+  testOutput: string;
+}
+
+/**
+ * Runs the demo task in `workspace`: prepares a git repository, lets the agent write, test and
+ * fix `stats.js` while the event stream is printed, then reads the result back through the
+ * workspace contract.
+ */
+export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
+  const { workspace, print = () => {}, color = false } = options;
+  await prepareRepository(workspace);
+  const llm = options.llm ?? new ScriptedLLM({ script: demoScript(workspace.workingDir) });
+  const agent = new Agent({ llm, tools: ['TerminalTool', 'FileEditorTool', 'TaskTrackerTool'] });
+  await using conversation = await LocalConversation.create({ agent, workspace });
+  const unsubscribe = conversation.events.subscribe((event) => {
+    for (const line of formatEvent(event, { color })) print(line);
+  });
+  try {
+    await conversation.sendMessage(DEMO_TASK);
+    const status = await conversation.run({ signal: options.signal });
+    const test = await workspace.executeCommand('node stats.test.js');
+    return {
+      status,
+      finalMessage: conversation.agentFinalResponse(),
+      changes: await workspace.gitChanges('.'),
+      diff: await workspace.gitDiff('stats.js'),
+      testOutput: `${test.stdout}${test.stderr}`.trim(),
+    };
+  } finally {
+    unsubscribe();
+  }
+}

@@ -1,0 +1,343 @@
+import { randomUUID } from 'node:crypto';
+import {
+  abortedError,
+  invalidArgument,
+  type Workspace,
+  WorkspaceError,
+} from '@agent-workspace/core';
+import type {
+  ActionEventWire,
+  AgentErrorEventWire,
+  ConversationEventWire,
+} from '@agent-workspace/protocol';
+import { z } from 'zod';
+import type { LanguageModel } from '../llm/language-model.js';
+import { LLM } from '../llm/llm.js';
+import type { ToolCall } from '../llm/llm-message.js';
+import { ScriptedLLM } from '../llm/scripted-llm.js';
+import { createTool, isToolName, TOOL_NAMES } from '../tools/create-tools.js';
+import { FinishTool, isFinishTool } from '../tools/finish-tool.js';
+import type { Tool } from '../tools/tool.js';
+import { type AgentConfig, agentConfigSchema } from './agent-config.js';
+import { buildTranscript } from './build-transcript.js';
+import { DEFAULT_SYSTEM_PROMPT } from './default-system-prompt.js';
+import { newEventBase } from './new-event-base.js';
+import { toolKindName } from './tool-kind-name.js';
+import { toolSpecOf } from './tool-spec-of.js';
+
+/** Iterations of one run when the agent is given no `maxIterations` (OpenHands' default). */
+export const DEFAULT_MAX_ITERATIONS = 500;
+/** Largest `maxIterations`. */
+export const MAX_ITERATIONS_LIMIT = 10_000;
+
+/** Options of {@link Agent}. */
+export interface AgentOptions {
+  /** The model: an `LLM`, a `ScriptedLLM`, or any {@link LanguageModel}. */
+  llm: LanguageModel;
+  /**
+   * The tools: OpenHands spec names (`TerminalTool`, `FileEditorTool`, `TaskTrackerTool`,
+   * `FinishTool`), made into fresh instances for each conversation by the tools registry, or
+   * instances (then shared by every conversation of this agent). `finish` is always added, as
+   * OpenHands does.
+   */
+  tools?: readonly (Tool | string)[] | undefined;
+  /** Replaces {@link DEFAULT_SYSTEM_PROMPT}. */
+  systemPrompt?: string | undefined;
+  /** Model calls one run may make before it ends with status `error`; default 500, at most 10,000. */
+  maxIterations?: number | undefined;
+}
+
+/** What {@link Agent.step} works with. */
+export interface AgentStepContext {
+  /** The conversation so far, oldest first; events emitted during the step are appended. */
+  events: readonly ConversationEventWire[];
+  /** Records an event (the conversation appends, persists and broadcasts it). */
+  emit: (event: ConversationEventWire) => void;
+  /** Where the tools act. */
+  workspace: Workspace;
+  /** The conversation's tool instances (from {@link Agent.createTools}). */
+  tools: readonly Tool[];
+  /** Cancels the model call or the running tool. */
+  signal?: AbortSignal | undefined;
+}
+
+/** What one {@link Agent.step} did. */
+export interface AgentStepResult {
+  /** True when the agent is done: it answered without a tool call, or `finish` succeeded. */
+  finished: boolean;
+}
+
+/** Options of {@link Agent.fromConfig}. */
+export interface AgentFromConfigOptions {
+  /** Builds the model from an `llm` config that is not a `ScriptedLLM`'s; default `LLM.fromConfig`. */
+  createModel?: ((config: Record<string, unknown>) => LanguageModel) | undefined;
+  /** As {@link AgentOptions.maxIterations} (OpenHands keeps it outside the agent's JSON). */
+  maxIterations?: number | undefined;
+}
+
+/** The model's config, when the model can give one. */
+interface ConfigurableModel {
+  toConfig(options?: { includeApiKey?: boolean }): object;
+}
+
+/** A tool call turned into an action: with its tool and arguments, or with why it is refused. */
+interface PlannedCall {
+  action: ActionEventWire;
+  tool?: Tool | undefined;
+  args?: unknown;
+  refusal?: string | undefined;
+}
+
+/**
+ * An agent: a model, tools and a system prompt. {@link Agent.step} is one turn of the loop: it
+ * sends the transcript to the model and acts on the answer, recording everything as events. A
+ * conversation (`LocalConversation`) repeats steps until the agent is done.
+ */
+export class Agent {
+  /** The model. */
+  readonly llm: LanguageModel;
+  /** The system prompt sent first in every transcript. */
+  readonly systemPrompt: string;
+  /** Model calls one run may make. */
+  readonly maxIterations: number;
+  readonly #tools: readonly (Tool | string)[];
+  readonly #customSystemPrompt: boolean;
+
+  constructor({ llm, tools = [], systemPrompt, maxIterations }: AgentOptions) {
+    if (
+      maxIterations !== undefined &&
+      (!Number.isInteger(maxIterations) ||
+        maxIterations < 1 ||
+        maxIterations > MAX_ITERATIONS_LIMIT)
+    ) {
+      throw invalidArgument(
+        'maxIterations',
+        `must be an integer from 1 to ${MAX_ITERATIONS_LIMIT}`,
+      );
+    }
+    const names = tools.map((tool) =>
+      typeof tool === 'string' ? tool : toolKindName(tool.name, 'Tool'),
+    );
+    const unknown = tools.find((tool) => typeof tool === 'string' && !isToolName(tool));
+    if (unknown !== undefined) {
+      throw invalidArgument(
+        'tools',
+        `names ${JSON.stringify(unknown)}, which is not a known tool; known tools: ${TOOL_NAMES.join(', ')}`,
+      );
+    }
+    const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+    if (duplicate !== undefined) throw invalidArgument('tools', `lists ${duplicate} twice`);
+    this.llm = llm;
+    this.#tools = [...tools];
+    this.systemPrompt = systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    this.#customSystemPrompt = systemPrompt !== undefined;
+    this.maxIterations = maxIterations ?? DEFAULT_MAX_ITERATIONS;
+  }
+
+  /**
+   * Builds an agent from its JSON form ({@link Agent.toConfig}, or an OpenHands agent's JSON).
+   * The model is a `ScriptedLLM` when `llm.kind` is `ScriptedLLM`, otherwise
+   * `options.createModel(llm)` (default `LLM.fromConfig`); tools stay spec names, made into
+   * instances per conversation (an unknown name is an `INVALID_ARGUMENT` naming `tools`). Bad JSON is an `INVALID_CONFIG` error naming the field.
+   */
+  static fromConfig(json: unknown, options: AgentFromConfigOptions = {}): Agent {
+    const parsed = agentConfigSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.join('.') || '(root)';
+      throw new WorkspaceError({
+        code: 'INVALID_CONFIG',
+        message: `invalid agent config: ${field}: ${issue.message}`,
+        details: { field },
+      });
+    }
+    const { llm, tools, system_prompt: systemPrompt } = parsed.data;
+    const createModel = options.createModel ?? ((config) => LLM.fromConfig(config));
+    return new Agent({
+      llm: llm.kind === 'ScriptedLLM' ? ScriptedLLM.fromConfig(llm) : createModel(llm),
+      tools: tools.map((tool) => tool.name),
+      systemPrompt,
+      maxIterations: options.maxIterations,
+    });
+  }
+
+  /**
+   * The tool instances for one conversation: the given instances, fresh ones for spec names
+   * (`workingDir` is told to the file editor), and a `FinishTool` unless a `finish` is listed.
+   */
+  createTools({ workingDir }: { workingDir?: string | undefined } = {}): Tool[] {
+    const tools = this.#tools.map((tool) =>
+      typeof tool === 'string' ? createTool(tool, { workingDir }) : tool,
+    );
+    if (!tools.some(isFinishTool)) tools.push(new FinishTool());
+    return tools;
+  }
+
+  /**
+   * The JSON form: `{ kind: 'Agent', llm, tools: [{ name }], system_prompt? }`. The model's API
+   * key is left out unless `includeApiKey` (for the hop to an agent-server that needs it).
+   * `INVALID_ARGUMENT` when the model has no JSON form (a `LanguageModel` without `toConfig`).
+   */
+  toConfig({ includeApiKey = false }: { includeApiKey?: boolean } = {}): AgentConfig {
+    const model = this.llm as Partial<ConfigurableModel>;
+    if (typeof model.toConfig !== 'function') {
+      throw invalidArgument(
+        'llm',
+        `(${this.llm.model}) has no toConfig(), so the agent has no JSON form`,
+      );
+    }
+    return {
+      kind: 'Agent',
+      llm: { ...model.toConfig({ includeApiKey }) },
+      tools: this.#tools.map((tool) => ({
+        name: typeof tool === 'string' ? tool : toolKindName(tool.name, 'Tool'),
+      })),
+      ...(this.#customSystemPrompt ? { system_prompt: this.systemPrompt } : {}),
+    };
+  }
+
+  /**
+   * One turn: sends the transcript of `events` to the model with the tools' specs, then acts on
+   * the answer. A text-only answer becomes an agent `MessageEvent` and finishes. Each tool call
+   * becomes an `ActionEvent`; an unknown tool or arguments that fail the tool's schema give an
+   * `AgentErrorEvent` instead of running (the model reads it next turn); each valid call runs
+   * through the workspace and gives an `ObservationEvent`, or an `AgentErrorEvent` when the tool
+   * throws. A model failure is thrown. When `signal` fires, the running tool and the calls left
+   * get `AgentErrorEvent`s, and the step throws `ABORTED`.
+   */
+  async step(context: AgentStepContext): Promise<AgentStepResult> {
+    const { emit, workspace, tools, signal } = context;
+    if (signal?.aborted) throw abortedError(signal);
+    const completion = await this.llm.complete({
+      messages: buildTranscript({ systemPrompt: this.systemPrompt, events: context.events }),
+      tools: tools.map(toolSpecOf),
+      signal,
+    });
+    const { message } = completion;
+    // Events need non-empty ids and names; not every provider guarantees them.
+    const responseId = completion.id || randomUUID();
+    const calls = (message.toolCalls ?? []).map((call) => ({
+      ...call,
+      id: call.id || `call_${randomUUID()}`,
+      name: call.name || '(no name)',
+    }));
+    if (calls.length === 0) {
+      emit({
+        kind: 'MessageEvent',
+        ...newEventBase(),
+        source: 'agent',
+        llm_message: { role: 'assistant', content: [{ type: 'text', text: message.content }] },
+        llm_response_id: responseId,
+      });
+      return { finished: true };
+    }
+
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    // Every call becomes an action first (OpenHands' order); a refused one is answered at once.
+    const planned = calls.map((call, index) => {
+      const plan = planCall(call, byName, index === 0 ? message.content : '', responseId);
+      emit(plan.action);
+      if (plan.refusal !== undefined) emit(agentError(plan.action, plan.refusal));
+      return plan;
+    });
+
+    let finished = false;
+    for (const call of planned) {
+      if (call.tool === undefined) continue;
+      if (signal?.aborted) {
+        emit(agentError(call.action, 'Not run: the run was paused before this call.'));
+        continue;
+      }
+      try {
+        const result = await call.tool.execute(call.args, { workspace, signal });
+        emit({
+          kind: 'ObservationEvent',
+          ...newEventBase(),
+          source: 'environment',
+          observation: {
+            ...result.content,
+            kind: toolKindName(call.tool.name, 'Observation'),
+            content: [{ type: 'text', text: result.text }],
+            is_error: result.isError,
+          },
+          action_id: call.action.id,
+          tool_name: call.action.tool_name,
+          tool_call_id: call.action.tool_call_id,
+        });
+        if (isFinishTool(call.tool) && !result.isError) finished = true;
+      } catch (error) {
+        const reason = signal?.aborted
+          ? 'Interrupted: the run was paused while this call ran.'
+          : `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        emit(agentError(call.action, reason));
+      }
+    }
+    if (signal?.aborted) throw abortedError(signal);
+    return { finished };
+  }
+}
+
+/** Turns one tool call into its `ActionEvent`, refusing an unknown tool or invalid arguments. */
+function planCall(
+  call: ToolCall,
+  tools: ReadonlyMap<string, Tool>,
+  thought: string,
+  responseId: string,
+): PlannedCall {
+  const base = {
+    kind: 'ActionEvent' as const,
+    ...newEventBase(),
+    source: 'agent' as const,
+    thought: thought === '' ? [] : [{ type: 'text' as const, text: thought }],
+    tool_name: call.name,
+    tool_call_id: call.id,
+    tool_call: {
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      origin: 'completion' as const,
+    },
+    llm_response_id: responseId,
+  };
+  const refuse = (refusal: string): PlannedCall => ({ action: { ...base, action: null }, refusal });
+  const tool = tools.get(call.name);
+  if (tool === undefined) {
+    const available = [...tools.keys()].join(', ') || 'none';
+    return refuse(`Tool '${call.name}' not found. Available: ${available}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(call.arguments === '' ? '{}' : call.arguments);
+  } catch (error) {
+    return refuse(
+      `The arguments of ${call.name} are not valid JSON (${(error as Error).message}). Call the tool again with a JSON object.`,
+    );
+  }
+  const parsed = tool.parameters.safeParse(json);
+  if (!parsed.success) {
+    return refuse(
+      `Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}\nCall the tool again with arguments that match its schema.`,
+    );
+  }
+  const fields = isPlainObject(parsed.data) ? parsed.data : { value: parsed.data };
+  return {
+    action: { ...base, action: { ...fields, kind: toolKindName(tool.name, 'Action') } },
+    tool,
+    args: parsed.data,
+  };
+}
+
+function agentError(action: ActionEventWire, error: string): AgentErrorEventWire {
+  return {
+    kind: 'AgentErrorEvent',
+    ...newEventBase(),
+    source: 'agent',
+    error,
+    tool_name: action.tool_name,
+    tool_call_id: action.tool_call_id,
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,22 @@
+import type { ConversationEventWire } from '@agent-workspace/protocol';
+import { textOfContent } from '../agent/text-of-content.js';
+import { FINISH_TOOL_NAME } from '../tools/finish-tool.js';
+
+/**
+ * The agent's last word, as OpenHands' `agent_final_response`: the `message` of the latest
+ * `finish` action or the text of the latest agent message, whichever came last; `''` if none.
+ */
+export function agentFinalResponse(events: Iterable<ConversationEventWire>): string {
+  const list = [...events];
+  for (let index = list.length - 1; index >= 0; index--) {
+    const event = list[index]!;
+    if (event.kind === 'ActionEvent' && event.tool_name === FINISH_TOOL_NAME) {
+      const message = event.action?.message;
+      if (typeof message === 'string') return message;
+    }
+    if (event.kind === 'MessageEvent' && event.source === 'agent') {
+      return textOfContent(event.llm_message.content);
+    }
+  }
+  return '';
+}

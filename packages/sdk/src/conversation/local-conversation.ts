@@ -1,0 +1,384 @@
+import { randomUUID } from 'node:crypto';
+import { invalidArgument, type Workspace, WorkspaceError } from '@agent-workspace/core';
+import {
+  AGENT_STUCK,
+  CONVERSATION_STATE_KEYS,
+  type ConversationEventWire,
+  type ConversationExecutionStatus,
+  formatWireTimestamp,
+  MAX_ITERATIONS_REACHED,
+} from '@agent-workspace/protocol';
+import type { Agent } from '../agent/agent.js';
+import { newEventBase } from '../agent/new-event-base.js';
+import type { Tool } from '../tools/tool.js';
+import { agentFinalResponse } from './agent-final-response.js';
+import { ConversationEvents } from './conversation-events.js';
+import { ConversationStore, type PersistedConversationState } from './conversation-store.js';
+import { DEFAULT_STUCK_THRESHOLD, detectStuck } from './stuck-detector.js';
+
+/** Options of {@link LocalConversation.create}. */
+export interface LocalConversationOptions {
+  agent: Agent;
+  /** Where the tools act. Not closed by the conversation: it belongs to the caller. */
+  workspace: Workspace;
+  /**
+   * Directory for the conversation's `state.json` and `events.jsonl`, created if missing; it
+   * must not hold a conversation already. Without it the conversation lives in memory only.
+   */
+  persistenceDir?: string | undefined;
+  /**
+   * Ends a run with status `stuck` when the agent repeats the same action with the same result
+   * (or the same failure) `threshold` times in a row. Default on, threshold 4; `false` turns it off.
+   */
+  stuckDetection?: boolean | { threshold: number } | undefined;
+}
+
+/** Options of {@link LocalConversation.open}. */
+export interface OpenLocalConversationOptions extends LocalConversationOptions {
+  /** The directory a conversation was created in. */
+  persistenceDir: string;
+}
+
+/** Options of {@link LocalConversation.run}. */
+export interface ConversationRunOptions {
+  /** Pauses the run when it fires, like {@link LocalConversation.pause}. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Where a conversation stands. */
+export interface LocalConversationState {
+  readonly id: string;
+  readonly executionStatus: ConversationExecutionStatus;
+}
+
+/** Largest stuck-detection threshold. */
+export const MAX_STUCK_THRESHOLD = 100;
+
+/**
+ * A conversation whose agent loop runs in this process, over any {@link Workspace}. Events are
+ * OpenHands wire JSON ({@link ConversationEvents}); status changes are also recorded as
+ * `ConversationStateUpdateEvent`s (`execution_status`). With a `persistenceDir`, every event and
+ * the state are on disk as they happen, and {@link LocalConversation.open} picks the
+ * conversation up again with its whole history.
+ *
+ * A run ({@link LocalConversation.run}) repeats agent steps until the agent finishes (status
+ * `finished`), fails (`error`: the model could not be called, or the agent's `maxIterations`
+ * were used up), repeats itself (`stuck`), or is paused (`paused`). Tool failures are events the
+ * model reads, not the end of the run.
+ */
+export class LocalConversation implements AsyncDisposable {
+  /** Conversation id (a dashed UUID). */
+  readonly id: string;
+  readonly agent: Agent;
+  readonly workspace: Workspace;
+  /** The events, oldest first, with `subscribe()` for new ones. */
+  readonly events: ConversationEvents;
+  /** Where the conversation is persisted, if it is. */
+  readonly persistenceDir: string | undefined;
+  readonly #recordEvent: (event: ConversationEventWire) => void;
+  readonly #eventView: readonly ConversationEventWire[];
+  readonly #tools: readonly Tool[];
+  readonly #store: ConversationStore | undefined;
+  readonly #stuckThreshold: number;
+  readonly #createdAt: string;
+  readonly #agentConfig: Record<string, unknown> | null;
+  #status: ConversationExecutionStatus;
+  #run: { controller: AbortController; done: Promise<void> } | undefined;
+  #closed: Promise<void> | undefined;
+
+  private constructor(init: {
+    id: string;
+    options: LocalConversationOptions;
+    store: ConversationStore | undefined;
+    status: ConversationExecutionStatus;
+    events: readonly ConversationEventWire[];
+    createdAt: string;
+    stuckThreshold: number;
+    agentConfig: Record<string, unknown> | null;
+    tools: readonly Tool[];
+  }) {
+    this.id = init.id;
+    this.agent = init.options.agent;
+    this.workspace = init.options.workspace;
+    this.persistenceDir = init.options.persistenceDir;
+    const { events, record, view } = ConversationEvents.create(init.events);
+    this.events = events;
+    this.#recordEvent = record;
+    this.#eventView = view;
+    this.#tools = init.tools;
+    this.#store = init.store;
+    this.#status = init.status;
+    this.#createdAt = init.createdAt;
+    this.#stuckThreshold = init.stuckThreshold;
+    this.#agentConfig = init.agentConfig;
+  }
+
+  /** Starts a new conversation (status `idle`, no events). */
+  static async create(options: LocalConversationOptions): Promise<LocalConversation> {
+    const stuckThreshold = stuckThresholdOf(options.stuckDetection);
+    const tools = options.agent.createTools({ workingDir: options.workspace.workingDir });
+    const id = randomUUID();
+    const createdAt = formatWireTimestamp(new Date());
+    const agentConfig = agentConfigOf(options.agent);
+    const store =
+      options.persistenceDir === undefined
+        ? undefined
+        : await ConversationStore.create(options.persistenceDir, {
+            id,
+            execution_status: 'idle',
+            agent: agentConfig,
+            created_at: createdAt,
+            updated_at: createdAt,
+          });
+    return new LocalConversation({
+      id,
+      options,
+      store,
+      status: 'idle',
+      events: [],
+      createdAt,
+      stuckThreshold,
+      agentConfig,
+      tools,
+    });
+  }
+
+  /**
+   * Reopens the conversation persisted in `persistenceDir` with `agent` and `workspace`: its
+   * events and status come back, and `sendMessage` + `run` continue with the whole history. A
+   * conversation that was running when its process died comes back `paused`. `NOT_FOUND` when
+   * the directory holds no conversation; `INVALID_CONFIG` when its files are corrupt (a torn
+   * last event line is not corruption: it is skipped).
+   */
+  static async open(options: OpenLocalConversationOptions): Promise<LocalConversation> {
+    const stuckThreshold = stuckThresholdOf(options.stuckDetection);
+    const tools = options.agent.createTools({ workingDir: options.workspace.workingDir });
+    const { store, state, events } = await ConversationStore.open(options.persistenceDir);
+    const conversation = new LocalConversation({
+      id: state.id,
+      options,
+      store,
+      status: state.execution_status === 'running' ? 'paused' : state.execution_status,
+      events,
+      createdAt: state.created_at,
+      stuckThreshold,
+      agentConfig: agentConfigOf(options.agent),
+      tools,
+    });
+    store.saveState(conversation.#persistedState());
+    await store.flush();
+    return conversation;
+  }
+
+  /** The conversation's id and execution status, as of now. */
+  get state(): LocalConversationState {
+    return { id: this.id, executionStatus: this.#status };
+  }
+
+  /**
+   * Records a user message. During a run the agent reads it at its next step; otherwise the next
+   * `run()` does. A `finished` conversation becomes `idle`, ready to run again. Resolves once
+   * the message is persisted.
+   */
+  async sendMessage(text: string): Promise<void> {
+    this.#assertOpen();
+    if (typeof text !== 'string') throw invalidArgument('text', 'must be a string');
+    this.#record({
+      kind: 'MessageEvent',
+      ...newEventBase(),
+      source: 'user',
+      llm_message: { role: 'user', content: [{ type: 'text', text }] },
+    });
+    if (this.#status === 'finished') this.#setStatus('idle');
+    await this.#store?.flush();
+  }
+
+  /**
+   * Runs the agent until the run ends, and resolves to the status it ended with: `finished`,
+   * `error`, `stuck` or `paused` (failures are events, not rejections; a rejection means the
+   * conversation could not be persisted). A `finished` conversation has nothing to do until a
+   * new message arrives: `run()` resolves at once. One run at a time: a second concurrent call is
+   * refused with `RESOURCE_EXHAUSTED`.
+   */
+  async run({ signal }: ConversationRunOptions = {}): Promise<ConversationExecutionStatus> {
+    this.#assertOpen();
+    if (this.#run !== undefined) {
+      throw new WorkspaceError({
+        code: 'RESOURCE_EXHAUSTED',
+        message:
+          'the conversation is already running: wait for run() to resolve, or pause() it first',
+        details: { conversationId: this.id },
+      });
+    }
+    if (this.#status === 'finished') return this.#status;
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const done = this.#loop(controller.signal).finally(() => {
+      signal?.removeEventListener('abort', onAbort);
+      this.#run = undefined;
+    });
+    this.#run = { controller, done };
+    await done;
+    await this.#store?.flush();
+    return this.#status;
+  }
+
+  /**
+   * Pauses the run: the model call or tool in flight is cancelled (an interrupted tool call is
+   * answered with an `AgentErrorEvent`), then a `PauseEvent` is recorded and the status becomes
+   * `paused`. Resolves once the run has stopped; does nothing when no run is going on.
+   * `run()` resumes.
+   */
+  async pause(): Promise<void> {
+    const run = this.#run;
+    if (run === undefined) return;
+    run.controller.abort();
+    await run.done;
+  }
+
+  /** The `message` of the agent's last `finish`, or its last text answer; `''` if none. */
+  agentFinalResponse(): string {
+    return agentFinalResponse(this.events);
+  }
+
+  /**
+   * Pauses a run in progress, writes everything to disk and releases the files. The workspace is
+   * not closed (it is the caller's). Idempotent; the conversation cannot be used afterwards.
+   */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      await this.pause();
+      await this.#store?.close();
+    })();
+    return this.#closed;
+  }
+
+  /** Same as {@link LocalConversation.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
+    this.#setStatus('running');
+    let iterations = 0;
+    for (;;) {
+      if (signal.aborted) return this.#paused();
+      const stuck =
+        this.#stuckThreshold > 0 ? detectStuck(this.#eventView, this.#stuckThreshold) : undefined;
+      if (stuck !== undefined) {
+        this.#recordError(AGENT_STUCK, stuck.description);
+        return this.#setStatus('stuck');
+      }
+      if (iterations >= this.agent.maxIterations) {
+        this.#recordError(
+          MAX_ITERATIONS_REACHED,
+          `Agent reached maximum iterations limit (${this.agent.maxIterations}).`,
+        );
+        return this.#setStatus('error');
+      }
+      iterations += 1;
+      const seen = this.#eventView.length;
+      let finished: boolean;
+      try {
+        ({ finished } = await this.agent.step({
+          events: this.#eventView,
+          emit: (event) => this.#record(event),
+          workspace: this.workspace,
+          tools: this.#tools,
+          signal,
+        }));
+      } catch (error) {
+        if (signal.aborted) return this.#paused();
+        const code = WorkspaceError.isInstance(error)
+          ? error.code
+          : error instanceof Error
+            ? error.name
+            : 'Error';
+        this.#recordError(code, error instanceof Error ? error.message : String(error));
+        return this.#setStatus('error');
+      }
+      // A message sent during the step is for the agent to answer: the run goes on.
+      const unread = this.#eventView
+        .slice(seen)
+        .some((event) => event.kind === 'MessageEvent' && event.source === 'user');
+      if (finished && !unread) return this.#setStatus('finished');
+    }
+  }
+
+  #paused(): void {
+    this.#record({ kind: 'PauseEvent', ...newEventBase(), source: 'user' });
+    this.#setStatus('paused');
+  }
+
+  #recordError(code: string, detail: string): void {
+    this.#record({
+      kind: 'ConversationErrorEvent',
+      ...newEventBase(),
+      source: 'environment',
+      code,
+      detail,
+    });
+  }
+
+  #setStatus(status: ConversationExecutionStatus): void {
+    if (status === this.#status) return;
+    this.#status = status;
+    this.#record({
+      kind: 'ConversationStateUpdateEvent',
+      ...newEventBase(),
+      source: 'environment',
+      key: CONVERSATION_STATE_KEYS.executionStatus,
+      value: status,
+    });
+    this.#store?.saveState(this.#persistedState());
+  }
+
+  #record(event: ConversationEventWire): void {
+    this.#store?.append(event);
+    this.#recordEvent(event);
+  }
+
+  #persistedState(): PersistedConversationState {
+    return {
+      id: this.id,
+      execution_status: this.#status,
+      agent: this.#agentConfig,
+      created_at: this.#createdAt,
+      updated_at: formatWireTimestamp(new Date()),
+    };
+  }
+
+  #assertOpen(): void {
+    if (this.#closed !== undefined) {
+      throw new WorkspaceError({
+        code: 'WORKSPACE_CLOSED',
+        message: 'the conversation is closed',
+        details: { conversationId: this.id },
+      });
+    }
+  }
+}
+
+function stuckThresholdOf(option: LocalConversationOptions['stuckDetection']): number {
+  if (option === undefined || option === true) return DEFAULT_STUCK_THRESHOLD;
+  if (option === false) return 0;
+  const { threshold } = option;
+  if (!Number.isInteger(threshold) || threshold < 2 || threshold > MAX_STUCK_THRESHOLD) {
+    throw invalidArgument(
+      'stuckDetection.threshold',
+      `must be an integer from 2 to ${MAX_STUCK_THRESHOLD}`,
+    );
+  }
+  return threshold;
+}
+
+/** The agent's JSON form for the state file (never with an API key), or `null` if it has none. */
+function agentConfigOf(agent: Agent): Record<string, unknown> | null {
+  try {
+    return { ...agent.toConfig() };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,110 @@
+export {
+  Agent,
+  type AgentFromConfigOptions,
+  type AgentOptions,
+  type AgentStepContext,
+  type AgentStepResult,
+  DEFAULT_MAX_ITERATIONS,
+  MAX_ITERATIONS_LIMIT,
+} from './agent/agent.js';
+export { type AgentConfig, agentConfigSchema } from './agent/agent-config.js';
+export { DEFAULT_SYSTEM_PROMPT } from './agent/default-system-prompt.js';
+export { toolKindName } from './agent/tool-kind-name.js';
+export { agentFinalResponse } from './conversation/agent-final-response.js';
+export {
+  type ConversationEventListener,
+  ConversationEvents,
+} from './conversation/conversation-events.js';
+export {
+  type ConversationRunOptions,
+  LocalConversation,
+  type LocalConversationOptions,
+  type LocalConversationState,
+  MAX_STUCK_THRESHOLD,
+  type OpenLocalConversationOptions,
+} from './conversation/local-conversation.js';
+export { DEFAULT_STUCK_THRESHOLD } from './conversation/stuck-detector.js';
+export type {
+  Completion,
+  CompletionRequest,
+  LanguageModel,
+  TokenUsage,
+  ToolSpec,
+} from './llm/language-model.js';
+export {
+  LLM,
+  LLM_DEFAULTS,
+  type LLMFromConfigOptions,
+  type LLMMetrics,
+  type LLMToConfigOptions,
+} from './llm/llm.js';
+export {
+  type LLMConfig,
+  type LLMConfigInput,
+  llmConfigSchema,
+  MAX_LLM_RETRIES,
+  MAX_LLM_RETRY_WAIT_SECONDS,
+  MAX_LLM_TIMEOUT_SECONDS,
+} from './llm/llm-config.js';
+export { LLMError, type LLMErrorCode, type LLMErrorOptions } from './llm/llm-error.js';
+export type { LLMMessage, LLMRole, ToolCall } from './llm/llm-message.js';
+export type { LLMOptions, LLMRetryEvent } from './llm/llm-options.js';
+export {
+  SCRIPTED_MODEL,
+  ScriptedLLM,
+  type ScriptedLLMConfig,
+  type ScriptedLLMOptions,
+  type ScriptedStep,
+  type ScriptedToolCall,
+  scriptedLLMConfigSchema,
+} from './llm/scripted-llm.js';
+export {
+  type CreateToolOptions,
+  type CreateToolsOptions,
+  createTool,
+  createTools,
+  isToolName,
+  TOOL_NAMES,
+  type ToolName,
+  type ToolReference,
+} from './tools/create-tools.js';
+export {
+  EDITOR_SNIPPET_CONTEXT_LINES,
+  FILE_EDITOR_TOOL_NAME,
+  type FileEditorArgs,
+  FileEditorTool,
+  type FileEditorToolOptions,
+  fileEditorArgsSchema,
+  MAX_EDITOR_FILE_BYTES,
+  MAX_EDITOR_UNDO_STEPS,
+} from './tools/file-editor-tool.js';
+export {
+  type FinishArgs,
+  FinishTool,
+  finishArgsSchema,
+  isFinishTool,
+} from './tools/finish-tool.js';
+export {
+  MAX_TRACKED_TASKS,
+  TASK_TRACKER_TOOL_NAME,
+  type TaskItem,
+  type TaskTrackerArgs,
+  TaskTrackerTool,
+  taskItemSchema,
+  taskTrackerArgsSchema,
+} from './tools/task-tracker-tool.js';
+export {
+  DEFAULT_TERMINAL_TIMEOUT_SECONDS,
+  MAX_TERMINAL_STATE_BYTES,
+  TERMINAL_TOOL_NAME,
+  type TerminalArgs,
+  TerminalTool,
+  type TerminalToolOptions,
+  terminalArgsSchema,
+} from './tools/terminal-tool.js';
+export type { Tool, ToolContext, ToolObservation } from './tools/tool.js';
+export {
+  MAX_MODEL_TEXT_CHARS,
+  type TruncateForModelOptions,
+  truncateForModel,
+} from './tools/truncate-for-model.js';

@@ -1,0 +1,46 @@
+import type { LLMMessage } from './llm-message.js';
+
+/** A tool as a model sees it: its name, what it does, and its arguments' JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** What {@link LanguageModel.complete} is asked. */
+export interface CompletionRequest {
+  /** The transcript, the system prompt first. */
+  messages: readonly LLMMessage[];
+  tools: readonly ToolSpec[];
+  signal?: AbortSignal | undefined;
+}
+
+/** Tokens one completion used. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One answer of a model. */
+export interface Completion {
+  /** Id of the response (the provider's, or a generated one). */
+  id: string;
+  /** The assistant message: text and/or tool calls. */
+  message: LLMMessage;
+  usage: TokenUsage;
+  /** Cost in US dollars when the model's prices are known. */
+  costUsd?: number | undefined;
+}
+
+/**
+ * A model the agent loop can call: the real `LLM` or the deterministic `ScriptedLLM`. Its
+ * configuration is plain JSON, so an agent can travel to an agent-server; `toConfig()` never
+ * includes an API key in clear unless asked for the hop that needs it.
+ */
+export interface LanguageModel {
+  /** Model id, e.g. `openai/gpt-4o` or `scripted`. */
+  readonly model: string;
+  /** Asks the model for its next message. Failures are `LLMError`s with a stable code. */
+  complete(request: CompletionRequest): Promise<Completion>;
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { LLMError } from './llm-error.js';
+import type { LLMMessage } from './llm-message.js';
+import { SCRIPTED_MODEL, ScriptedLLM, scriptedLLMConfigSchema } from './scripted-llm.js';
+
+const user: LLMMessage = { role: 'user', content: 'go' };
+const system: LLMMessage = { role: 'system', content: 'be brief' };
+
+/** A transcript in which the model has answered `answered` times. */
+function transcript(answered: number): LLMMessage[] {
+  const messages = [system, user];
+  for (let index = 0; index < answered; index++) {
+    messages.push({ role: 'assistant', content: `answer ${index}` }, user);
+  }
+  return messages;
+}
+
+const script = [
+  { text: 'Listing first.', toolCalls: [{ name: 'terminal', arguments: { command: 'ls' } }] },
+  { toolCalls: [{ name: 'terminal', arguments: '{"command": ', id: 'broken' }] },
+  { text: 'All done.' },
+];
+
+describe('ScriptedLLM', () => {
+  it('says what it is', () => {
+    expect(new ScriptedLLM({ script }).model).toBe(SCRIPTED_MODEL);
+    expect(SCRIPTED_MODEL).toBe('scripted');
+  });
+
+  it('answers the step after the assistant messages already in the transcript', async () => {
+    const llm = new ScriptedLLM({ script });
+    const first = await llm.complete({ messages: transcript(0), tools: [] });
+    expect(first.message).toEqual({
+      role: 'assistant',
+      content: 'Listing first.',
+      toolCalls: [{ id: 'call_0_0', name: 'terminal', arguments: '{"command":"ls"}' }],
+    });
+    const second = await llm.complete({ messages: transcript(1), tools: [] });
+    // Raw argument text is passed on as written, malformed or not.
+    expect(second.message.toolCalls).toEqual([
+      { id: 'broken', name: 'terminal', arguments: '{"command": ' },
+    ]);
+    expect(second.message.content).toBe('');
+    const third = await llm.complete({ messages: transcript(2), tools: [] });
+    expect(third.message).toEqual({ role: 'assistant', content: 'All done.' });
+    expect(new Set([first.id, second.id, third.id]).size).toBe(3);
+    // Stateless: asking again for the same transcript gives the same answer.
+    expect(await llm.complete({ messages: transcript(0), tools: [] })).toEqual(first);
+  });
+
+  it('answers a final text without tool calls past the end of the script', async () => {
+    const llm = new ScriptedLLM({ script });
+    const past = await llm.complete({ messages: transcript(3), tools: [] });
+    expect(past.message.toolCalls).toBeUndefined();
+    expect(past.message.content).toMatch(/script has ended \(3 steps\)/);
+  });
+
+  it('round-trips through its JSON form', async () => {
+    const llm = new ScriptedLLM({ script });
+    const config = llm.toConfig();
+    expect(config).toEqual({
+      kind: 'ScriptedLLM',
+      script: [
+        {
+          text: 'Listing first.',
+          tool_calls: [{ name: 'terminal', arguments: { command: 'ls' } }],
+        },
+        { tool_calls: [{ name: 'terminal', arguments: '{"command": ', id: 'broken' }] },
+        { text: 'All done.' },
+      ],
+    });
+    expect(scriptedLLMConfigSchema.parse(config)).toEqual(config);
+    const copy = ScriptedLLM.fromConfig(JSON.parse(JSON.stringify(config)));
+    expect(copy.length).toBe(3);
+    for (let answered = 0; answered <= 3; answered++) {
+      const request = { messages: transcript(answered), tools: [] };
+      expect(await copy.complete(request)).toEqual(await llm.complete(request));
+    }
+  });
+
+  it('is not changed by changes to the script it was given or the config it gave', async () => {
+    const mine = [{ toolCalls: [{ name: 'terminal', arguments: { command: 'ls' } }] }];
+    const llm = new ScriptedLLM({ script: mine });
+    mine[0]!.toolCalls[0]!.arguments.command = 'rm -rf /';
+    (llm.toConfig().script[0]!.tool_calls![0]!.arguments as Record<string, string>).command = 'x';
+    const answer = await llm.complete({ messages: transcript(0), tools: [] });
+    expect(answer.message.toolCalls?.[0]?.arguments).toBe('{"command":"ls"}');
+  });
+
+  it('refuses a bad config with INVALID_CONFIG naming the field', () => {
+    const bad = [
+      [{ kind: 'LLM', script: [] }, 'kind'],
+      [
+        { kind: 'ScriptedLLM', script: [{ tool_calls: [{ arguments: {} }] }] },
+        'script.0.tool_calls.0.name',
+      ],
+      [{ kind: 'ScriptedLLM', script: [{}] }, 'script.0'],
+    ] as const;
+    for (const [config, field] of bad) {
+      let caught: unknown;
+      try {
+        ScriptedLLM.fromConfig(config);
+      } catch (error) {
+        caught = error;
+      }
+      expect(LLMError.isInstance(caught, 'INVALID_CONFIG'), field).toBe(true);
+      expect((caught as LLMError).details.fields).toContain(field);
+    }
+    expect(() => new ScriptedLLM({ script: [{}] })).toThrow(
+      /a step needs text, tool_calls or both/,
+    );
+  });
+
+  it('refuses a call whose signal has fired', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const call = new ScriptedLLM({ script }).complete({
+      messages: transcript(0),
+      tools: [],
+      signal: controller.signal,
+    });
+    await expect(call).rejects.toSatisfy((error) => LLMError.isInstance(error, 'ABORTED'));
+  });
+});

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+
+/** What a terminal keeps between calls: the working directory and the exported variables. */
+export interface TerminalState {
+  /** Working directory after the last command. */
+  cwd: string;
+  /** `export -p` output after the last command; `undefined` when it was too large to keep. */
+  exports?: string | undefined;
+}
+
+/** Options of {@link wrapTerminalCommand}. */
+export interface WrapTerminalCommandOptions {
+  /** The command as the model wrote it (any bash, several lines included). */
+  command: string;
+  /** State to restore first; none for a fresh terminal. */
+  state?: TerminalState | undefined;
+}
+
+/** A command ready for `executeCommand`, and how to read its standard output. */
+export interface WrappedTerminalCommand {
+  /** The script to run with `bash -c`. */
+  script: string;
+  /** Variables to pass with it: the command and the state travel here, never quoted. */
+  env: Record<string, string>;
+  /**
+   * Splits the standard output into the command's own output and the state it left; `state` is
+   * `undefined` when the epilogue did not run (timeout, killed shell, redirected stdout).
+   */
+  unwrap(stdout: string): { output: string; state?: TerminalState | undefined };
+}
+
+/**
+ * Wraps a terminal command so that cwd and exported variables survive from one `bash -c` to the
+ * next, as in OpenHands' persistent shell. The command and the saved state are passed in
+ * environment variables (no quoting, any characters), restored (`unset` of every exported
+ * variable, `eval` of the saved `export -p`, `cd`), and the command runs through `eval` with
+ * stderr joined to stdout, so the output interleaves as on a terminal. An `EXIT` trap, which
+ * also runs after `exit N` or `set -e`, prints a random marker, `pwd` and `export -p`; `unwrap`
+ * reads them from the end of stdout and strips them from what is shown.
+ *
+ * Shell variables that are not exported, functions, aliases and `set` options do not persist.
+ */
+export function wrapTerminalCommand({
+  command,
+  state,
+}: WrapTerminalCommandOptions): WrappedTerminalCommand {
+  const marker = `__AW_TERMINAL_${randomBytes(12).toString('hex')}__`;
+  const env: Record<string, string> = { AW_TERMINAL_COMMAND: command };
+  if (state !== undefined) env.AW_TERMINAL_CWD = state.cwd;
+  if (state?.exports !== undefined) env.AW_TERMINAL_STATE = state.exports;
+  const script = `__aw_command=$AW_TERMINAL_COMMAND
+__aw_cwd=\${AW_TERMINAL_CWD-}
+__aw_has_state=\${AW_TERMINAL_STATE+1}
+__aw_state=\${AW_TERMINAL_STATE-}
+unset AW_TERMINAL_COMMAND AW_TERMINAL_CWD AW_TERMINAL_STATE
+if [ -n "$__aw_has_state" ]; then
+  for __aw_name in $(compgen -e 2>/dev/null); do unset "$__aw_name" 2>/dev/null; done
+  eval "$__aw_state" 2>/dev/null
+fi
+if [ -n "$__aw_cwd" ]; then
+  __aw_oldpwd=\${OLDPWD-}
+  cd -- "$__aw_cwd" 2>/dev/null ||
+    printf '[The previous working directory %s is gone; running in %s.]\\n' "$__aw_cwd" "$(pwd)"
+  if [ -n "$__aw_oldpwd" ]; then OLDPWD=$__aw_oldpwd; fi
+fi
+unset __aw_cwd __aw_has_state __aw_state __aw_name __aw_oldpwd
+__aw_finish() {
+  __aw_status=$?
+  { set +x; } 2>/dev/null
+  trap - EXIT
+  printf '\\n%s\\n%s\\n%s\\n' '${marker}' "$(pwd)" '${marker}'
+  export -p
+  printf '%s\\n' '${marker}'
+  exit "$__aw_status"
+}
+trap __aw_finish EXIT
+eval "$__aw_command" 2>&1
+`;
+  return { script, env, unwrap: (stdout) => unwrap(stdout, marker) };
+}
+
+/** Reads `<output>\n<M>\n<cwd>\n<M>\n<export -p><M>\n` from the end, so output may hold anything. */
+function unwrap(stdout: string, marker: string): { output: string; state?: TerminalState } {
+  const separator = `\n${marker}\n`;
+  const ending = `${marker}\n`;
+  if (!stdout.endsWith(ending)) return { output: stdout };
+  const body = stdout.slice(0, -ending.length);
+  const exportsAt = body.lastIndexOf(separator);
+  const cwdAt = exportsAt > 0 ? body.lastIndexOf(separator, exportsAt - 1) : -1;
+  if (cwdAt < 0) return { output: stdout };
+  return {
+    output: body.slice(0, cwdAt),
+    state: {
+      cwd: body.slice(cwdAt + separator.length, exportsAt),
+      exports: body.slice(exportsAt + separator.length),
+    },
+  };
+}

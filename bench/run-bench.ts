@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchAgentLoop } from './agent-loop-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchDocker } from './docker-bench.js';
 import { benchHardening } from './hardening-bench.js';
@@ -20,6 +21,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   transfer: benchTransfer,
   docker: benchDocker,
   hardening: benchHardening,
+  agent: benchAgentLoop,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

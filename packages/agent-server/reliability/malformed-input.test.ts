@@ -33,6 +33,9 @@ interface RawCase {
 }
 
 const ZERO_ID = '0'.repeat(32);
+
+/** A well-formed conversation id no conversation has. */
+const UNKNOWN_CONVERSATION_ID = '00000000-0000-4000-8000-000000000000';
 const LONG = 'a'.repeat(5000);
 const MAX_UPLOAD = 1024 * 1024;
 
@@ -59,6 +62,11 @@ const PARAMETER_JUNK: Record<string, string[]> = {
     '2024-99-01T00:00:00.000000Z',
   ],
   limit: ['0', '-1', '101', '1e309', 'abc', '1.5', 'NaN', ''],
+  conversation_id: ['xyz', '%00', LONG, '..%2F..%2Fetc', '0'.repeat(32), '%ff%fe'],
+  ids: ['xyz', '%00', '', LONG],
+  status: ['nope', '', '%00', 'RUNNING'],
+  kind: ['', '%00', 'a%20b', LONG, '1abc'],
+  source: ['robot', '', '%00', 'USER'],
   event_id: [
     'xyz',
     '0'.repeat(31),
@@ -366,7 +374,9 @@ function httpCases(openapi: OpenApi, work: string): { list: HttpCase[]; uncovere
     return '';
   };
   for (const [route, operations] of Object.entries(openapi.paths)) {
-    const concrete = route.replace('{event_id}', ZERO_ID);
+    const concrete = route
+      .replace('{event_id}', ZERO_ID)
+      .replace('{conversation_id}', UNKNOWN_CONVERSATION_ID);
     for (const method of methods) {
       if (operations[method.toLowerCase()] === undefined) {
         list.push({
@@ -441,7 +451,10 @@ function httpCases(openapi: OpenApi, work: string): { list: HttpCase[]; uncovere
             list.push({
               name: `${parameter.name}=${short(value)}`,
               method,
-              target: route.replace(`{${parameter.name}}`, value),
+              target: route
+                .replace(`{${parameter.name}}`, value)
+                .replace('{event_id}', ZERO_ID)
+                .replace('{conversation_id}', UNKNOWN_CONVERSATION_ID),
               loc: ['path', parameter.name],
             });
           }

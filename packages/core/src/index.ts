@@ -69,6 +69,13 @@ export {
   type SandboxWorkspaceOptions,
 } from './sandbox/sandbox-workspace-options.js';
 export {
+  type AgentServerEndpoint,
+  type AgentServerEndpointOptions,
+  type AgentServerWorkspace,
+  agentServerEndpoint,
+  hasAgentServer,
+} from './workspace/agent-server-endpoint.js';
+export {
   BaseWorkspace,
   type BaseWorkspaceOptions,
   type CommandRequest,

@@ -24,6 +24,7 @@ export {
   type WriteStreamAtomicOptions,
   writeStreamAtomic,
 } from './fs/write-stream-atomic.js';
+export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';
 export type { RunLocalCommandOptions } from './local/run-local-command-options.js';
@@ -32,6 +33,8 @@ export {
   type StartLocalCommandOptions,
   startLocalCommand,
 } from './local/start-local-command.js';
+export { type HttpStatusErrorOptions, httpStatusError } from './remote/http-status-error.js';
+export { type TransportErrorOptions, transportError } from './remote/transport-error.js';
 export { type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';
 export { describeSandboxState, isSandboxGone } from './sandbox/sandbox-state.js';
 export {

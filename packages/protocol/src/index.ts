@@ -112,9 +112,22 @@ export {
 } from './models/conversation-event.js';
 export type { EventSource } from './models/conversation-event-base.js';
 export {
+  type ConversationEventPageWire,
+  conversationEventPageWireSchema,
+} from './models/conversation-event-page.js';
+export {
   CONVERSATION_EXECUTION_STATUSES,
   type ConversationExecutionStatus,
 } from './models/conversation-execution-status.js';
+export {
+  agentFinalResponseWireSchema,
+  type ConversationInfoWire,
+  type ConversationPageWire,
+  conversationInfoWireSchema,
+  conversationPageWireSchema,
+  type UpdateConversationRequestWire,
+  updateConversationRequestWireSchema,
+} from './models/conversation-info.js';
 export {
   CONVERSATION_STATE_KEYS,
   type ConversationStateUpdateEventWire,
@@ -184,11 +197,24 @@ export {
   pauseEventWireSchema,
 } from './models/pause-event.js';
 export {
+  MAX_MESSAGE_CONTENT_PARTS,
+  type SendMessageRequestWire,
+  sendMessageRequestWireSchema,
+} from './models/send-message-request.js';
+export {
   type ServerInfo,
   type ServerInfoWire,
   serverInfoFromWire,
   serverInfoWireSchema,
 } from './models/server-info.js';
+export {
+  type ConversationWorkspaceWire,
+  conversationWorkspaceWireSchema,
+  MAX_CONVERSATION_ITERATIONS,
+  MAX_CONVERSATION_TITLE_CHARS,
+  type StartConversationRequestWire,
+  startConversationRequestWireSchema,
+} from './models/start-conversation-request.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
 export { type TextContentWire, textContentWireSchema } from './models/text-content.js';
 export { type ValidationIssue, validationIssueSchema } from './models/validation-issue.js';
@@ -204,6 +230,7 @@ export {
 export {
   AGENT_SERVER_ROUTES,
   bashEventPath,
+  conversationPath,
   SESSION_API_KEY_HEADER,
 } from './wire/agent-server-routes.js';
 export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';

@@ -11,6 +11,12 @@ export { type AgentConfig, agentConfigSchema } from './agent/agent-config.js';
 export { DEFAULT_SYSTEM_PROMPT } from './agent/default-system-prompt.js';
 export { toolKindName } from './agent/tool-kind-name.js';
 export { agentFinalResponse } from './conversation/agent-final-response.js';
+export type {
+  BaseConversation,
+  BaseConversationRunOptions,
+  ConversationState,
+} from './conversation/base-conversation.js';
+export { Conversation, type ConversationOptions } from './conversation/conversation.js';
 export {
   type ConversationEventListener,
   ConversationEvents,
@@ -23,6 +29,19 @@ export {
   MAX_STUCK_THRESHOLD,
   type OpenLocalConversationOptions,
 } from './conversation/local-conversation.js';
+export {
+  type AttachRemoteConversationOptions,
+  REMOTE_EVENT_PAGE_LIMIT,
+  REMOTE_RUN_POLL_MAX_MS,
+  RemoteConversation,
+  type RemoteConversationOptions,
+} from './conversation/remote-conversation.js';
+export { REMOTE_CONVERSATION_REQUEST_TIMEOUT_MS } from './conversation/remote-conversation-http.js';
+export {
+  EVENTS_SOCKET_READY_TIMEOUT_MS,
+  EVENTS_SOCKET_RECONNECT_INITIAL_MS,
+  EVENTS_SOCKET_RECONNECT_MAX_MS,
+} from './conversation/remote-events-socket.js';
 export { DEFAULT_STUCK_THRESHOLD } from './conversation/stuck-detector.js';
 export type {
   Completion,

@@ -11,10 +11,12 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { registerBashRoutes } from '../routes/bash-routes.js';
+import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
+import { registerEventsSocket } from '../sockets/events-socket.js';
 import { registerExecSocket } from '../sockets/exec-socket.js';
 import { VERSION } from '../version.js';
 import { errorHandler } from './error-handler.js';
@@ -138,7 +140,9 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     registerBashRoutes(scope, context);
     registerFileRoutes(scope, context);
     registerGitRoutes(scope, context);
+    registerConversationRoutes(scope, context);
     registerBashEventsSocket(scope, context);
+    registerEventsSocket(scope, context);
     if (options.extensions) registerExecSocket(scope, context);
   });
   return app;

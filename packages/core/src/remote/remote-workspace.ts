@@ -17,6 +17,10 @@ import { abortedError } from '../errors/aborted-error.js';
 import { positiveOption } from '../errors/positive-option.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
+import {
+  type AgentServerEndpoint,
+  agentServerEndpoint,
+} from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
 import { AgentServerClient } from './agent-server-client.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
@@ -86,6 +90,8 @@ export class RemoteWorkspace extends BaseWorkspace {
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
   readonly #client: AgentServerClient;
+  /** Private, so inspecting or logging the workspace does not print the key. */
+  readonly #apiKey: string | undefined;
   readonly #execConnection: ExecConnection;
   readonly #connectTimeoutMs: number;
   readonly #reconnectTimeoutMs: number;
@@ -100,6 +106,7 @@ export class RemoteWorkspace extends BaseWorkspace {
 
   constructor(options: RemoteWorkspaceOptions) {
     super({ workingDir: options.workingDir });
+    this.#apiKey = options.apiKey;
     const requestTimeoutMs = positiveOption(options.requestTimeoutMs, 60_000, 'requestTimeoutMs');
     this.#connectTimeoutMs = positiveOption(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
     this.#reconnectTimeoutMs = positiveOption(
@@ -129,6 +136,12 @@ export class RemoteWorkspace extends BaseWorkspace {
     });
     // Every running command listens on this signal.
     setMaxListeners(0, this.#closing.signal);
+  }
+
+  /** The agent-server this workspace talks to; the key is a non-enumerable property. */
+  async agentServerEndpoint(): Promise<AgentServerEndpoint> {
+    this.assertOpen();
+    return agentServerEndpoint(this.host, this.#apiKey);
   }
 
   /** Fetches `GET /server_info` (never cached). */

@@ -6,6 +6,10 @@ import type {
   ServerInfo,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import type {
+  AgentServerEndpoint,
+  AgentServerEndpointOptions,
+} from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
 import type { SandboxEndpoint } from './sandbox-endpoint.js';
 import type {
@@ -98,6 +102,17 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
   async alive(): Promise<boolean> {
     this.assertOpen();
     return this.#lifecycle.alive();
+  }
+
+  /**
+   * The sandbox's agent-server (host and session key), starting the sandbox first if needed.
+   * The key is a non-enumerable property of the result.
+   */
+  async agentServerEndpoint(
+    options: AgentServerEndpointOptions = {},
+  ): Promise<AgentServerEndpoint> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.agentServerEndpoint(), options.signal);
   }
 
   /** Fetches the agent-server's `GET /server_info`. */

@@ -4,6 +4,7 @@ import type {
   GitChange,
   GitDiff,
 } from '@agent-workspace/protocol';
+import type { AgentServerEndpoint, AgentServerEndpointOptions } from './agent-server-endpoint.js';
 
 /** Options of {@link Workspace.executeCommand}. */
 export interface ExecuteCommandOptions {
@@ -49,4 +50,11 @@ export interface Workspace extends AsyncDisposable {
   resume(): Promise<void>;
   /** Releases everything the workspace holds. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Present only on workspaces that talk to an agent-server (remote, sandboxed): resolves to
+   * its host and session key, starting a sandbox first when needed. Its presence is the
+   * capability the SDK's `Conversation()` checks (see `hasAgentServer`). Local workspaces
+   * do not have it.
+   */
+  agentServerEndpoint?(options?: AgentServerEndpointOptions): Promise<AgentServerEndpoint>;
 }

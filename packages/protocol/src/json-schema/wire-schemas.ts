@@ -12,6 +12,13 @@ import { bashOutputWireSchema } from '../models/bash-output.js';
 import { commandResultWireSchema } from '../models/command-result.js';
 import { conversationErrorEventWireSchema } from '../models/conversation-error-event.js';
 import { conversationEventWireSchema } from '../models/conversation-event.js';
+import { conversationEventPageWireSchema } from '../models/conversation-event-page.js';
+import {
+  agentFinalResponseWireSchema,
+  conversationInfoWireSchema,
+  conversationPageWireSchema,
+  updateConversationRequestWireSchema,
+} from '../models/conversation-info.js';
 import { conversationStateUpdateEventWireSchema } from '../models/conversation-state-update-event.js';
 import { errorEnvelopeSchema } from '../models/error-envelope.js';
 import {
@@ -28,7 +35,12 @@ import { messageEventWireSchema } from '../models/message-event.js';
 import { messageToolCallWireSchema } from '../models/message-tool-call.js';
 import { observationEventWireSchema } from '../models/observation-event.js';
 import { pauseEventWireSchema } from '../models/pause-event.js';
+import { sendMessageRequestWireSchema } from '../models/send-message-request.js';
 import { serverInfoWireSchema } from '../models/server-info.js';
+import {
+  conversationWorkspaceWireSchema,
+  startConversationRequestWireSchema,
+} from '../models/start-conversation-request.js';
 import { successSchema } from '../models/success.js';
 import { textContentWireSchema } from '../models/text-content.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
@@ -81,4 +93,12 @@ export const wireSchemas = {
   ConversationStateUpdateEvent: { schema: conversationStateUpdateEventWireSchema, io: 'output' },
   PauseEvent: { schema: pauseEventWireSchema, io: 'output' },
   ConversationEvent: { schema: conversationEventWireSchema, io: 'output' },
+  StartConversationRequest: { schema: startConversationRequestWireSchema, io: 'input' },
+  SendMessageRequest: { schema: sendMessageRequestWireSchema, io: 'input' },
+  UpdateConversationRequest: { schema: updateConversationRequestWireSchema, io: 'input' },
+  ConversationWorkspace: { schema: conversationWorkspaceWireSchema, io: 'output' },
+  ConversationInfo: { schema: conversationInfoWireSchema, io: 'output' },
+  ConversationPage: { schema: conversationPageWireSchema, io: 'output' },
+  ConversationEventPage: { schema: conversationEventPageWireSchema, io: 'output' },
+  AgentFinalResponse: { schema: agentFinalResponseWireSchema, io: 'output' },
 } as const satisfies Record<string, WireSchemaEntry>;

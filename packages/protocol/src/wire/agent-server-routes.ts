@@ -26,6 +26,20 @@ export const AGENT_SERVER_ROUTES = {
   fileDownload: '/api/file/download',
   gitChanges: '/api/git/changes',
   gitDiff: '/api/git/diff',
+  conversations: '/api/conversations',
+  searchConversations: '/api/conversations/search',
+  countConversations: '/api/conversations/count',
+  conversation: '/api/conversations/:conversation_id',
+  runConversation: '/api/conversations/:conversation_id/run',
+  pauseConversation: '/api/conversations/:conversation_id/pause',
+  interruptConversation: '/api/conversations/:conversation_id/interrupt',
+  conversationEvents: '/api/conversations/:conversation_id/events',
+  searchConversationEvents: '/api/conversations/:conversation_id/events/search',
+  countConversationEvents: '/api/conversations/:conversation_id/events/count',
+  conversationEvent: '/api/conversations/:conversation_id/events/:event_id',
+  agentFinalResponse: '/api/conversations/:conversation_id/agent_final_response',
+  /** Events socket of one conversation (`:conversation_id`). */
+  conversationEventsSocket: '/sockets/events/:conversation_id',
   bashEventsSocket: '/sockets/bash-events',
   execSocket: EXEC_STREAM_PATH,
 } as const;
@@ -33,4 +47,11 @@ export const AGENT_SERVER_ROUTES = {
 /** The path of one bash event. */
 export function bashEventPath(eventId: string): string {
   return AGENT_SERVER_ROUTES.bashEvent.replace(':event_id', encodeURIComponent(eventId));
+}
+
+/** A conversation route pattern with its `:conversation_id` (and `:event_id`) filled in. */
+export function conversationPath(route: string, conversationId: string, eventId?: string): string {
+  let result = route.replace(':conversation_id', encodeURIComponent(conversationId));
+  if (eventId !== undefined) result = result.replace(':event_id', encodeURIComponent(eventId));
+  return result;
 }

@@ -1,0 +1,457 @@
+import {
+  type AgentServerEndpoint,
+  hasAgentServer,
+  invalidArgument,
+  type Workspace,
+  WorkspaceError,
+} from '@agent-workspace/core';
+import {
+  AGENT_SERVER_ROUTES,
+  agentFinalResponseWireSchema,
+  CONVERSATION_EXECUTION_STATUSES,
+  CONVERSATION_STATE_KEYS,
+  type ConversationEventWire,
+  type ConversationExecutionStatus,
+  type ConversationInfoWire,
+  conversationEventPageWireSchema,
+  conversationEventWireSchema,
+  conversationInfoWireSchema,
+  conversationPath,
+} from '@agent-workspace/protocol';
+import type { z } from 'zod';
+import type { Agent } from '../agent/agent.js';
+import type { BaseConversation, ConversationState } from './base-conversation.js';
+import { ConversationEvents } from './conversation-events.js';
+import type { ConversationRunOptions } from './local-conversation.js';
+import { ConversationHttp } from './remote-conversation-http.js';
+import { RemoteEventsSocket } from './remote-events-socket.js';
+
+/** Events per page when filling the event list over REST (the server's maximum). */
+export const REMOTE_EVENT_PAGE_LIMIT = 100;
+/** Longest wait between REST checks of a run's status when the socket says nothing. */
+export const REMOTE_RUN_POLL_MAX_MS = 1_000;
+
+/** Options of {@link RemoteConversation.create}. */
+export interface RemoteConversationOptions {
+  /** Sent to the server as JSON, with its LLM API key (the server runs the model). */
+  agent: Agent;
+  /** A workspace that talks to an agent-server (see `hasAgentServer`); not closed by the conversation. */
+  workspace: Workspace;
+  /** Id of the new conversation (a UUID); the server answers with the existing one if it has it. */
+  conversationId?: string | undefined;
+  /** Iterations per run. Default: the agent's `maxIterations`. */
+  maxIterations?: number | undefined;
+  /** Ends a run as `stuck` when the agent repeats itself. Default on. */
+  stuckDetection?: boolean | undefined;
+  /** Aborts connecting (`ABORTED`). */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link RemoteConversation.attach}. */
+export interface AttachRemoteConversationOptions {
+  workspace: Workspace;
+  /** Id of a conversation on the workspace's agent-server. */
+  conversationId: string;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Request body of `POST /api/conversations` as this client sends it (OpenHands'
+ * `StartConversationRequest`, the fields we use).
+ */
+interface StartConversationBody {
+  agent: object;
+  workspace: { kind: 'LocalWorkspace'; working_dir: string };
+  conversation_id?: string;
+  max_iterations?: number;
+  stuck_detection?: boolean;
+}
+
+const STATUSES = new Set<string>(CONVERSATION_EXECUTION_STATUSES);
+
+/**
+ * A conversation whose agent loop runs on the agent-server of its workspace, with the same API
+ * as `LocalConversation`:
+ *
+ * - {@link RemoteConversation.create} starts one on the server (`POST /api/conversations` with
+ *   the agent's JSON), {@link RemoteConversation.attach} joins an existing one by id.
+ * - Events stream over `/sockets/events/{id}` (first frame `{"type":"auth"}`) into
+ *   {@link RemoteConversation.events}, deduplicated by id, in the server's order. A dropped
+ *   socket reconnects with a capped backoff and fills the gap by paging
+ *   `GET …/events/search`.
+ * - {@link RemoteConversation.run} starts a run (`POST …/run`) and resolves when the status
+ *   leaves `running`: woken by the socket's state updates, confirmed (and, without a socket,
+ *   polled) with `GET /api/conversations/{id}`.
+ * - `close()` closes the socket; the conversation stays on the server.
+ *
+ * Failures are `WorkspaceError`s (`CONNECTION_ERROR`, `AUTHENTICATION_ERROR`, `NOT_FOUND`,
+ * `SERVER_ERROR`, `PROTOCOL_ERROR`, `WORKSPACE_CLOSED`, ...).
+ */
+export class RemoteConversation implements BaseConversation {
+  /** Conversation id (a dashed UUID). */
+  readonly id: string;
+  readonly workspace: Workspace;
+  /** The events, oldest first, with `subscribe()` for new ones. */
+  readonly events: ConversationEvents;
+  readonly #record: (event: ConversationEventWire) => void;
+  readonly #seen = new Set<string>();
+  readonly #http: ConversationHttp;
+  readonly #socket: RemoteEventsSocket;
+  #status: ConversationExecutionStatus;
+  /** Live events held back while the list is being filled over REST, so the order holds. */
+  #buffer: ConversationEventWire[] | undefined;
+  #syncs: Promise<void> = Promise.resolve();
+  /** Called on every status the socket reports. */
+  readonly #statusListeners = new Set<() => void>();
+  #fatal: WorkspaceError | undefined;
+  #running = false;
+  #closed = false;
+
+  private constructor(http: ConversationHttp, info: ConversationInfoWire, workspace: Workspace) {
+    this.id = info.id;
+    this.workspace = workspace;
+    this.#http = http;
+    this.#status = info.execution_status;
+    const { events, record } = ConversationEvents.create();
+    this.events = events;
+    this.#record = record;
+    this.#socket = new RemoteEventsSocket({
+      url: http.websocketUrl(
+        conversationPath(AGENT_SERVER_ROUTES.conversationEventsSocket, this.id),
+      ),
+      host: http.host,
+      apiKey: http.apiKey,
+      onFrame: (frame) => this.#onFrame(frame),
+      onReconnected: () => {
+        void this.#sync().catch(() => {
+          // The next reconnect or run() check fills the gap.
+        });
+      },
+      onFatal: (error) => {
+        this.#fatal = error;
+        this.#notifyStatus();
+      },
+    });
+  }
+
+  /** Starts a conversation on the workspace's agent-server and connects to its events. */
+  static async create(options: RemoteConversationOptions): Promise<RemoteConversation> {
+    const { agent, workspace, conversationId, stuckDetection, signal } = options;
+    const http = await httpOf(workspace, signal);
+    const body: StartConversationBody = {
+      agent: agent.toConfig({ includeApiKey: true }),
+      workspace: { kind: 'LocalWorkspace', working_dir: workspace.workingDir },
+      max_iterations: options.maxIterations ?? agent.maxIterations,
+    };
+    if (conversationId !== undefined) body.conversation_id = conversationId;
+    if (stuckDetection !== undefined) body.stuck_detection = stuckDetection;
+    const reply = await http.request({
+      method: 'POST',
+      path: AGENT_SERVER_ROUTES.conversations,
+      body,
+      signal,
+    });
+    const info = parseReply(
+      http,
+      'POST /api/conversations',
+      conversationInfoWireSchema,
+      reply.json,
+    );
+    return RemoteConversation.#connect(http, info, workspace);
+  }
+
+  /** Joins a conversation that exists on the workspace's agent-server; `NOT_FOUND` if it does not. */
+  static async attach(options: AttachRemoteConversationOptions): Promise<RemoteConversation> {
+    const { workspace, conversationId, signal } = options;
+    if (typeof conversationId !== 'string' || conversationId === '') {
+      throw invalidArgument('conversationId', 'must be a non-empty string');
+    }
+    const http = await httpOf(workspace, signal);
+    const info = await fetchInfo(http, conversationId, signal);
+    return RemoteConversation.#connect(http, info, workspace);
+  }
+
+  static async #connect(
+    http: ConversationHttp,
+    info: ConversationInfoWire,
+    workspace: Workspace,
+  ): Promise<RemoteConversation> {
+    const conversation = new RemoteConversation(http, info, workspace);
+    try {
+      // Live events that arrive while the history is paged in are held back, then appended.
+      conversation.#buffer = [];
+      await conversation.#socket.start();
+      await conversation.#sync();
+    } catch (error) {
+      await conversation.close();
+      throw error;
+    }
+    return conversation;
+  }
+
+  /** The conversation's id and execution status, as last reported by the server. */
+  get state(): ConversationState {
+    return { id: this.id, executionStatus: this.#status };
+  }
+
+  /** Sends a user message (`POST …/events`); the current or next run reads it. */
+  async sendMessage(text: string): Promise<void> {
+    this.#assertOpen();
+    if (typeof text !== 'string') throw invalidArgument('text', 'must be a string');
+    await this.#http.request({
+      method: 'POST',
+      path: this.#path(AGENT_SERVER_ROUTES.conversationEvents),
+      body: { role: 'user', content: [{ type: 'text', text }], run: false },
+    });
+  }
+
+  /**
+   * Starts a run on the server (`POST …/run`; one already going on is joined) and resolves to
+   * the status it ended with (`finished`, `error`, `stuck`, `paused`, ...) once every event up
+   * to then is in {@link RemoteConversation.events}. `signal` pauses the run.
+   */
+  async run({ signal }: ConversationRunOptions = {}): Promise<ConversationExecutionStatus> {
+    this.#assertOpen();
+    if (this.#running) {
+      throw new WorkspaceError({
+        code: 'RESOURCE_EXHAUSTED',
+        message:
+          'the conversation is already running: wait for run() to resolve, or pause() it first',
+        details: { conversationId: this.id },
+      });
+    }
+    this.#running = true;
+    const onAbort = (): void => {
+      void this.pause().catch(() => {});
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#http.request({
+        method: 'POST',
+        path: this.#path(AGENT_SERVER_ROUTES.runConversation),
+        // 409: a run is going on already; wait for it like for our own.
+        accept: [409],
+      });
+      if (signal?.aborted) onAbort();
+      const status = await this.#waitUntilNotRunning();
+      await this.#sync();
+      return status;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.#running = false;
+    }
+  }
+
+  /** Asks the server to pause the run (`POST …/pause`); it stops after the step in flight. */
+  async pause(): Promise<void> {
+    this.#assertOpen();
+    await this.#http.request({
+      method: 'POST',
+      path: this.#path(AGENT_SERVER_ROUTES.pauseConversation),
+    });
+  }
+
+  /** The agent's last word as the server computes it (`GET …/agent_final_response`). */
+  async agentFinalResponse(): Promise<string> {
+    this.#assertOpen();
+    const reply = await this.#http.request({
+      method: 'GET',
+      path: this.#path(AGENT_SERVER_ROUTES.agentFinalResponse),
+    });
+    return parseReply(
+      this.#http,
+      'GET agent_final_response',
+      agentFinalResponseWireSchema,
+      reply.json,
+    ).response;
+  }
+
+  /** Closes the events socket. The conversation stays on the server. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#socket.close();
+    this.#notifyStatus();
+  }
+
+  /** Same as {@link RemoteConversation.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** For tests: drops the events socket as a network failure would; it reconnects by itself. */
+  dropEventsConnection(): void {
+    this.#socket.dropConnection();
+  }
+
+  async #waitUntilNotRunning(): Promise<ConversationExecutionStatus> {
+    let delayMs = 50;
+    for (;;) {
+      this.#assertOpen();
+      if (this.#fatal) throw this.#fatal;
+      // The server marks a conversation `running` before it answers POST …/run, so a REST
+      // status other than `running` after it means the run is over.
+      const info = await fetchInfo(this.#http, this.id);
+      this.#status = info.execution_status;
+      if (info.execution_status !== 'running') return info.execution_status;
+      await this.#nextStatusHint(delayMs);
+      delayMs = Math.min(delayMs * 2, REMOTE_RUN_POLL_MAX_MS);
+    }
+  }
+
+  /** Resolves on the next status from the socket that is not `running`, or after `ms`. */
+  #nextStatusHint(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#statusListeners.delete(listener);
+        resolve();
+      };
+      const listener = (): void => {
+        if (this.#status !== 'running' || this.#closed || this.#fatal) done();
+      };
+      const timer = setTimeout(done, ms);
+      this.#statusListeners.add(listener);
+    });
+  }
+
+  #notifyStatus(): void {
+    for (const listener of [...this.#statusListeners]) listener();
+  }
+
+  /** Pages `GET …/events/search` and merges what is missing; live events wait meanwhile. */
+  #sync(): Promise<void> {
+    this.#buffer ??= [];
+    const next = this.#syncs.then(async () => {
+      const pages: ConversationEventWire[] = [];
+      try {
+        let pageId: string | null = null;
+        do {
+          const query = new URLSearchParams({ limit: String(REMOTE_EVENT_PAGE_LIMIT) });
+          if (pageId !== null) query.set('page_id', pageId);
+          const reply = await this.#http.request({
+            method: 'GET',
+            path: `${this.#path(AGENT_SERVER_ROUTES.searchConversationEvents)}?${query}`,
+          });
+          const page = parseReply(
+            this.#http,
+            'GET events/search',
+            conversationEventPageWireSchema,
+            reply.json,
+          );
+          pages.push(...page.items);
+          pageId = page.next_page_id;
+        } while (pageId !== null);
+      } finally {
+        const buffered = this.#buffer ?? [];
+        this.#buffer = undefined;
+        for (const event of pages) this.#accept(event);
+        for (const event of buffered) this.#accept(event);
+      }
+    });
+    this.#syncs = next.catch(() => {});
+    return next;
+  }
+
+  #onFrame(frame: unknown): void {
+    const parsed = conversationEventWireSchema.safeParse(frame);
+    // Kinds this client does not model (e.g. a `ServerErrorEvent`) are skipped.
+    if (!parsed.success) return;
+    const event = parsed.data;
+    if (event.kind === 'ConversationStateUpdateEvent') {
+      const status = statusOf(event);
+      if (status !== undefined) {
+        this.#status = status;
+        this.#notifyStatus();
+      }
+      // Snapshots are state, not history: each (re)connect and run end sends a new one.
+      if (event.key === CONVERSATION_STATE_KEYS.fullState) return;
+    }
+    if (this.#buffer) this.#buffer.push(event);
+    else this.#accept(event);
+  }
+
+  #accept(event: ConversationEventWire): void {
+    if (this.#seen.has(event.id)) return;
+    if (
+      event.kind === 'ConversationStateUpdateEvent' &&
+      event.key === CONVERSATION_STATE_KEYS.fullState
+    ) {
+      return;
+    }
+    this.#seen.add(event.id);
+    this.#record(event);
+  }
+
+  #path(route: string): string {
+    return conversationPath(route, this.id);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw new WorkspaceError({
+        code: 'WORKSPACE_CLOSED',
+        message: 'the conversation is closed',
+        details: { conversationId: this.id },
+      });
+    }
+  }
+}
+
+async function httpOf(
+  workspace: Workspace,
+  signal: AbortSignal | undefined,
+): Promise<ConversationHttp> {
+  if (!hasAgentServer(workspace)) {
+    throw invalidArgument(
+      'workspace',
+      `(${workspace.kind}) does not talk to an agent-server: use LocalConversation or Conversation()`,
+    );
+  }
+  const endpoint: AgentServerEndpoint = await workspace.agentServerEndpoint({ signal });
+  return new ConversationHttp(endpoint.host, endpoint.apiKey);
+}
+
+async function fetchInfo(
+  http: ConversationHttp,
+  id: string,
+  signal?: AbortSignal,
+): Promise<ConversationInfoWire> {
+  const reply = await http.request({
+    method: 'GET',
+    path: conversationPath(AGENT_SERVER_ROUTES.conversation, id),
+    signal,
+  });
+  return parseReply(http, 'GET /api/conversations/{id}', conversationInfoWireSchema, reply.json);
+}
+
+function parseReply<T>(
+  http: ConversationHttp,
+  operation: string,
+  schema: z.ZodType<T>,
+  json: unknown,
+): T {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw http.malformed(operation, `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The execution status a state update carries, if any. */
+function statusOf(
+  event: Extract<ConversationEventWire, { kind: 'ConversationStateUpdateEvent' }>,
+): ConversationExecutionStatus | undefined {
+  const value =
+    event.key === CONVERSATION_STATE_KEYS.executionStatus
+      ? event.value
+      : event.key === CONVERSATION_STATE_KEYS.fullState &&
+          typeof event.value === 'object' &&
+          event.value !== null
+        ? (event.value as { execution_status?: unknown }).execution_status
+        : undefined;
+  return typeof value === 'string' && STATUSES.has(value)
+    ? (value as ConversationExecutionStatus)
+    : undefined;
+}

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalWorkspace, RemoteWorkspace, type Workspace } from '@agent-workspace/core';
-import { Agent, LocalConversation, ScriptedLLM } from '@agent-workspace/sdk';
+import { Agent, Conversation, LocalConversation, ScriptedLLM } from '@agent-workspace/sdk';
 import { startAgentServerProcess } from './agent-server-process.js';
 import { type Comparison, compare } from './bench-harness.js';
 
@@ -14,7 +14,11 @@ const API_KEY = 'bench-agent-loop';
  * `executeCommand('true')` on the same workspace. The ratio is what the loop adds per step: two
  * model calls, the terminal's state wrapper, events and their bookkeeping.
  */
-async function compareAgentStep(scenario: string, workspace: Workspace): Promise<Comparison> {
+async function compareAgentStep(
+  scenario: string,
+  workspace: Workspace,
+  loop: 'in-process' | 'by capability',
+): Promise<Comparison> {
   const agent = new Agent({
     llm: new ScriptedLLM({
       script: [{ toolCalls: [{ name: 'terminal', arguments: { command: 'true' } }] }],
@@ -29,9 +33,12 @@ async function compareAgentStep(scenario: string, workspace: Workspace): Promise
       run: () => workspace.executeCommand('true'),
     },
     candidate: {
-      name: 'LocalConversation: ScriptedLLM → terminal `true` → observation → finished',
+      name: `${loop === 'in-process' ? 'LocalConversation' : 'Conversation()'}: ScriptedLLM → terminal \`true\` → finished`,
       run: async () => {
-        await using conversation = await LocalConversation.create({ agent, workspace });
+        await using conversation =
+          loop === 'in-process'
+            ? await LocalConversation.create({ agent, workspace })
+            : await Conversation({ agent, workspace });
         await conversation.sendMessage('run true');
         const status = await conversation.run();
         if (status !== 'finished') throw new Error(`the agent run ended ${status}`);
@@ -41,12 +48,17 @@ async function compareAgentStep(scenario: string, workspace: Workspace): Promise
   });
 }
 
-/** The agent loop's own overhead per step, on a local and on a remote (loopback) workspace. */
+/**
+ * The agent loop's own overhead per step: in this process over a local and a remote workspace,
+ * and inside the agent-server (RemoteConversation: create, message, run, events over the socket).
+ */
 export async function benchAgentLoop(): Promise<Comparison[]> {
   const workingDir = await mkdtemp(path.join(tmpdir(), 'bench-agent-'));
   try {
     await using local = new LocalWorkspace({ workingDir });
-    const results = [await compareAgentStep('one agent step on a LocalWorkspace', local)];
+    const results = [
+      await compareAgentStep('one agent step on a LocalWorkspace', local, 'in-process'),
+    ];
     await using server = await startAgentServerProcess([
       '--working-dir',
       workingDir,
@@ -54,7 +66,18 @@ export async function benchAgentLoop(): Promise<Comparison[]> {
       API_KEY,
     ]);
     await using remote = new RemoteWorkspace({ host: server.url, workingDir, apiKey: API_KEY });
-    results.push(await compareAgentStep('one agent step on a RemoteWorkspace (loopback)', remote));
+    results.push(
+      await compareAgentStep(
+        'one agent step, loop in this process, tools on a RemoteWorkspace (loopback)',
+        remote,
+        'in-process',
+      ),
+      await compareAgentStep(
+        'one agent step, loop in the agent-server (RemoteConversation, loopback)',
+        remote,
+        'by capability',
+      ),
+    );
     for (const result of results) {
       result.notes = `+${(result.candidate.p50 - result.baseline.p50).toFixed(2)} ms per step at p50`;
     }

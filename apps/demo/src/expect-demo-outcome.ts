@@ -3,8 +3,13 @@ import { DEMO_FINAL_MESSAGE } from './demo-task.js';
 import type { DemoOutcome } from './run-demo.js';
 
 /** What every workspace kind must leave after the scripted demo run: the same files and answer. */
-export function expectDemoOutcome(outcome: DemoOutcome, lines: readonly string[]): void {
+export function expectDemoOutcome(
+  outcome: DemoOutcome,
+  lines: readonly string[],
+  loop: DemoOutcome['loop'],
+): void {
   expect(outcome.status).toBe('finished');
+  expect(outcome.loop).toBe(loop);
   expect(outcome.finalMessage).toBe(DEMO_FINAL_MESSAGE);
   expect(outcome.testOutput).toBe('all tests passed');
   expect(outcome.changes).toEqual(

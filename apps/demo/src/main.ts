@@ -84,7 +84,9 @@ console.log(
 );
 const outcome = await runDemo({ workspace, llm, color, print: (line) => console.log(line) });
 console.log('');
-console.log(`status:  ${outcome.status}`);
+console.log(
+  `status:  ${outcome.status} (agent loop: ${outcome.loop === 'local' ? 'this process' : 'the agent-server'})`,
+);
 console.log(`answer:  ${outcome.finalMessage}`);
 console.log(
   `changes: ${outcome.changes.map((change) => `${change.status} ${change.path}`).join(', ')}`,

@@ -12,6 +12,10 @@ describe.skipIf(!dockerAvailable)('the demo, scripted, on a Docker workspace', (
       image: await resolveAgentServerImage(),
     });
     const lines: string[] = [];
-    expectDemoOutcome(await runDemo({ workspace, print: (line) => lines.push(line) }), lines);
+    expectDemoOutcome(
+      await runDemo({ workspace, print: (line) => lines.push(line) }),
+      lines,
+      'remote',
+    );
   }, 300_000);
 });

@@ -18,10 +18,14 @@ describe('the demo, scripted', () => {
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     await using workspace = new LocalWorkspace({ workingDir: dir });
     const lines: string[] = [];
-    expectDemoOutcome(await runDemo({ workspace, print: (line) => lines.push(line) }), lines);
+    expectDemoOutcome(
+      await runDemo({ workspace, print: (line) => lines.push(line) }),
+      lines,
+      'local',
+    );
   });
 
-  it('leaves the same files and answer on a remote workspace', async () => {
+  it('runs the loop in the agent-server of a remote workspace, with the same files and answer', async () => {
     const server = await startTestServer({ sessionApiKeys: ['demo-key'] });
     cleanups.push(() => server.close());
     await using workspace = new RemoteWorkspace({
@@ -30,6 +34,10 @@ describe('the demo, scripted', () => {
       workingDir: server.dir,
     });
     const lines: string[] = [];
-    expectDemoOutcome(await runDemo({ workspace, print: (line) => lines.push(line) }), lines);
+    expectDemoOutcome(
+      await runDemo({ workspace, print: (line) => lines.push(line) }),
+      lines,
+      'remote',
+    );
   });
 });

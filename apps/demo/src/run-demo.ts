@@ -1,5 +1,10 @@
-import type { GitChange, GitDiff, Workspace } from '@agent-workspace/core';
-import { Agent, type LanguageModel, LocalConversation, ScriptedLLM } from '@agent-workspace/sdk';
+import {
+  type GitChange,
+  type GitDiff,
+  hasAgentServer,
+  type Workspace,
+} from '@agent-workspace/core';
+import { Agent, Conversation, type LanguageModel, ScriptedLLM } from '@agent-workspace/sdk';
 import { DEMO_TASK, demoScript, prepareRepository } from './demo-task.js';
 import { formatEvent } from './format-event.js';
 
@@ -20,6 +25,8 @@ export interface RunDemoOptions {
 export interface DemoOutcome {
   /** `finished` when the agent completed the task. */
   status: string;
+  /** Where the agent loop ran: `local` (this process) or `remote` (the agent-server). */
+  loop: 'local' | 'remote';
   /** The agent's final answer. */
   finalMessage: string;
   /** What changed in the repository. */
@@ -33,14 +40,16 @@ export interface DemoOutcome {
 /**
  * Runs the demo task in `workspace`: prepares a git repository, lets the agent write, test and
  * fix `stats.js` while the event stream is printed, then reads the result back through the
- * workspace contract.
+ * workspace contract. `Conversation()` picks where the loop runs by the workspace's capability:
+ * in this process for a local workspace, in the agent-server of a remote or Docker one.
  */
 export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
   const { workspace, print = () => {}, color = false } = options;
   await prepareRepository(workspace);
   const llm = options.llm ?? new ScriptedLLM({ script: demoScript(workspace.workingDir) });
   const agent = new Agent({ llm, tools: ['TerminalTool', 'FileEditorTool', 'TaskTrackerTool'] });
-  await using conversation = await LocalConversation.create({ agent, workspace });
+  // In this process for a local workspace; inside the workspace's agent-server otherwise.
+  await using conversation = await Conversation({ agent, workspace });
   const unsubscribe = conversation.events.subscribe((event) => {
     for (const line of formatEvent(event, { color })) print(line);
   });
@@ -50,7 +59,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
     const test = await workspace.executeCommand('node stats.test.js');
     return {
       status,
-      finalMessage: conversation.agentFinalResponse(),
+      loop: hasAgentServer(workspace) ? 'remote' : 'local',
+      finalMessage: await conversation.agentFinalResponse(),
       changes: await workspace.gitChanges('.'),
       diff: await workspace.gitDiff('stats.js'),
       testOutput: `${test.stdout}${test.stderr}`.trim(),

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalWorkspace, RemoteWorkspace, type Workspace } from '@agent-workspace/core';
+import { DockerWorkspace, resolveAgentServerImage } from '@agent-workspace/docker';
 import { Agent, Conversation, LocalConversation, ScriptedLLM } from '@agent-workspace/sdk';
 import { startAgentServerProcess } from './agent-server-process.js';
 import { type Comparison, compare } from './bench-harness.js';
@@ -25,7 +26,7 @@ async function compareAgentStep(
     }),
     tools: ['TerminalTool'],
   });
-  return compare({
+  const comparison = await compare({
     scenario,
     iterations: 120,
     baseline: {
@@ -46,11 +47,18 @@ async function compareAgentStep(
     },
     target: 'the loop adds little to the command itself (absolute delta in ms below)',
   });
+  const delta = (comparison.candidate.p50 - comparison.baseline.p50).toFixed(2);
+  comparison.notes =
+    loop === 'in-process'
+      ? `+${delta} ms per step at p50`
+      : `+${delta} ms at p50 for a whole one-step conversation (create, socket, run, end detection)`;
+  return comparison;
 }
 
 /**
- * The agent loop's own overhead per step: in this process over a local and a remote workspace,
- * and inside the agent-server (RemoteConversation: create, message, run, events over the socket).
+ * The agent loop's own overhead per step: in this process over a local, a remote and a Docker
+ * workspace, and inside the agent-server of the remote and the Docker one (RemoteConversation:
+ * each sample creates the conversation, sends the message, runs and streams the events).
  */
 export async function benchAgentLoop(): Promise<Comparison[]> {
   const workingDir = await mkdtemp(path.join(tmpdir(), 'bench-agent-'));
@@ -78,9 +86,19 @@ export async function benchAgentLoop(): Promise<Comparison[]> {
         'by capability',
       ),
     );
-    for (const result of results) {
-      result.notes = `+${(result.candidate.p50 - result.baseline.p50).toFixed(2)} ms per step at p50`;
-    }
+    await using docker = await DockerWorkspace.create({ image: await resolveAgentServerImage() });
+    results.push(
+      await compareAgentStep(
+        'one agent step, loop in this process, tools on a DockerWorkspace',
+        docker,
+        'in-process',
+      ),
+      await compareAgentStep(
+        "one agent step, loop in the Docker workspace's agent-server (RemoteConversation)",
+        docker,
+        'by capability',
+      ),
+    );
     return results;
   } finally {
     await rm(workingDir, { recursive: true, force: true });

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
 import { rejectionOf } from '@agent-workspace/core/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { findMarkedProcesses } from './find-marked-processes.js';
 import { INSTANCE_VARIABLE, InstanceRegistry } from './instance-registry.js';
 
 function alive(pid: number): boolean {
@@ -92,6 +93,11 @@ describe('InstanceRegistry', () => {
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Under load the new process may not show its environment yet.
+    await vi.waitFor(
+      () => expect(findMarkedProcesses(INSTANCE_VARIABLE, registry.id)).toContain(child.pid),
+      { timeout: 10_000, interval: 10 },
+    );
     expect(await registry.close()).toBeGreaterThanOrEqual(1);
     await exited;
     expect(alive(child.pid as number)).toBe(false);

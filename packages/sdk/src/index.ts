@@ -87,14 +87,12 @@ export {
   type ToolName,
   type ToolReference,
 } from './tools/create-tools.js';
+export { type FileEditorArgs, fileEditorArgsSchema } from './tools/file-editor-args.js';
 export {
   EDITOR_SNIPPET_CONTEXT_LINES,
   FILE_EDITOR_TOOL_NAME,
-  type FileEditorArgs,
   FileEditorTool,
   type FileEditorToolOptions,
-  fileEditorArgsSchema,
-  MAX_EDITOR_FILE_BYTES,
   MAX_EDITOR_UNDO_STEPS,
 } from './tools/file-editor-tool.js';
 export {
@@ -121,6 +119,7 @@ export {
   type TerminalToolOptions,
   terminalArgsSchema,
 } from './tools/terminal-tool.js';
+export { MAX_EDITOR_FILE_BYTES } from './tools/text-file.js';
 export type { Tool, ToolContext, ToolObservation } from './tools/tool.js';
 export {
   MAX_MODEL_TEXT_CHARS,

@@ -8,7 +8,7 @@ export const REMOTE_CONVERSATION_REQUEST_TIMEOUT_MS = 60_000;
 /** One request of {@link ConversationHttp.request}. */
 export interface ConversationHttpRequest {
   method: 'GET' | 'POST' | 'DELETE';
-  /** Path with query, e.g. `/api/conversations/…/events/search?limit=100`. */
+  /** Path with query, e.g. the events search route of one conversation with `?limit=100`. */
   path: string;
   body?: unknown;
   signal?: AbortSignal | undefined;

@@ -75,8 +75,9 @@ const STATUSES = new Set<string>(CONVERSATION_EXECUTION_STATUSES);
  *
  * - {@link RemoteConversation.create} starts one on the server (`POST /api/conversations` with
  *   the agent's JSON), {@link RemoteConversation.attach} joins an existing one by id.
- * - Events stream over `/sockets/events/{id}` (first frame `{"type":"auth"}`) into
- *   {@link RemoteConversation.events}, deduplicated by id, in the server's order. A dropped
+ * - Events stream over `AGENT_SERVER_ROUTES.conversationEventsSocket` (first frame
+ *   `{"type":"auth"}`) into {@link RemoteConversation.events}, deduplicated by id, in the
+ *   server's order. A dropped
  *   socket reconnects with a capped backoff and fills the gap by paging
  *   `GET …/events/search`.
  * - {@link RemoteConversation.run} starts a run (`POST …/run`) and resolves when the status

@@ -12,7 +12,7 @@ export const EVENTS_SOCKET_READY_TIMEOUT_MS = 30_000;
 
 /** Options of {@link RemoteEventsSocket}. */
 export interface RemoteEventsSocketOptions {
-  /** `ws(s)://…/sockets/events/{id}`. */
+  /** The websocket URL of the conversation's events socket (`ws:` or `wss:`). */
   url: string;
   /** The agent-server's base URL, named in errors. */
   host: string;

@@ -2,7 +2,8 @@ import { chmod, lstat, mkdir, readFile, stat, symlink, writeFile } from 'node:fs
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolTempWorkspace } from '../test-support/tool-temp-workspace.js';
-import { type FileEditorArgs, FileEditorTool, fileEditorArgsSchema } from './file-editor-tool.js';
+import { type FileEditorArgs, fileEditorArgsSchema } from './file-editor-args.js';
+import { FileEditorTool } from './file-editor-tool.js';
 import type { ToolContext } from './tool.js';
 
 /** Runs one call with arguments checked by the tool's own schema, as the agent does. */

@@ -1,5 +1,28 @@
-import path from 'node:path';
-import { z } from 'zod';
+import {
+  FILE_EDITOR_DESCRIPTION,
+  type FileEditorArgs,
+  fileEditorArgsSchema,
+} from './file-editor-args.js';
+import {
+  absolutePath,
+  catN,
+  checkSize,
+  countNewlines,
+  DIRECTORY_CLIPPED_HINT,
+  edited,
+  FILE_CLIPPED_HINT,
+  invalid,
+  lineOf,
+  listDirectory,
+  missing,
+  notAFile,
+  occurrences,
+  readTextFile,
+  required,
+  splitLines,
+  type TextFile,
+  toLf,
+} from './text-file.js';
 import type { Tool, ToolContext, ToolObservation } from './tool.js';
 import { ToolFailure } from './tool-failure.js';
 import { truncateForModel } from './truncate-for-model.js';
@@ -7,93 +30,10 @@ import { WorkspaceFiles } from './workspace-files.js';
 
 /** LLM-facing name of {@link FileEditorTool}. */
 export const FILE_EDITOR_TOOL_NAME = 'file_editor';
-/** Largest file the editor reads or edits, in bytes (OpenHands' 10 MB). */
-export const MAX_EDITOR_FILE_BYTES = 10 * 1024 * 1024;
 /** Edits per file that `undo_edit` can revert (OpenHands' 10). */
 export const MAX_EDITOR_UNDO_STEPS = 10;
 /** Lines shown before and after an edit in the snippet of the result. */
 export const EDITOR_SNIPPET_CONTEXT_LINES = 4;
-
-const FILE_CLIPPED_HINT =
-  'Only part of this file has been shown to you; use `view_range`, or search inside the file with `grep -n`, to see the rest.';
-const DIRECTORY_CLIPPED_HINT =
-  'Only part of this directory has been shown to you; use `ls -la` to view large directories incrementally.';
-
-const DESCRIPTION = `Custom editing tool for viewing, creating and editing files in plain-text format
-* State is persistent across command calls and discussions with the user
-* If \`path\` is a text file, \`view\` displays the result of applying \`cat -n\`. If \`path\` is a directory, \`view\` lists non-hidden files and directories up to 2 levels deep
-* The \`create\` command cannot be used if the specified \`path\` already exists as a file
-* If a \`command\` generates a long output, it will be truncated and marked with \`<response clipped>\`
-* The \`undo_edit\` command will revert the last edit made to the file at \`path\`
-* This tool can be used for creating and editing files in plain-text format (UTF-8).
-
-
-Before using this tool:
-1. Use the view tool to understand the file's contents and context
-2. Verify the directory path is correct (only applicable when creating new files):
-   - Use the view tool to verify the parent directory exists and is the correct location
-
-When making edits:
-   - Ensure the edit results in idiomatic, correct code
-   - Do not leave the code in a broken state
-   - Always use absolute file paths (starting with /)
-
-CRITICAL REQUIREMENTS FOR USING THIS TOOL:
-
-1. EXACT MATCHING: The \`old_str\` parameter must match EXACTLY one or more consecutive lines from the file, including all whitespace and indentation. The tool will fail if \`old_str\` matches multiple locations or doesn't match exactly with the file content.
-
-2. UNIQUENESS: The \`old_str\` must uniquely identify a single instance in the file:
-   - Include sufficient context before and after the change point (3-5 lines recommended)
-   - If not unique, the replacement will not be performed
-
-3. REPLACEMENT: The \`new_str\` parameter should contain the edited lines that replace the \`old_str\`. Both strings must be different.
-
-Remember: when making multiple file edits in a row to the same file, you should prefer to send all edits in a single message with multiple calls to this tool, rather than multiple messages with a single call each.`;
-
-/** Arguments of {@link FileEditorTool}, as OpenHands' `FileEditorAction` (`str_replace_editor`). */
-export const fileEditorArgsSchema = z.object({
-  command: z
-    .enum(['view', 'create', 'str_replace', 'insert', 'undo_edit'])
-    .describe(
-      'The commands to run. Allowed options are: `view`, `create`, `str_replace`, `insert`, `undo_edit`.',
-    ),
-  path: z.string().describe('Absolute path to file or directory.'),
-  file_text: z
-    .string()
-    .nullish()
-    .describe(
-      'Required parameter of `create` command, with the content of the file to be created.',
-    ),
-  old_str: z
-    .string()
-    .nullish()
-    .describe(
-      'Required parameter of `str_replace` command containing the string in `path` to replace.',
-    ),
-  new_str: z
-    .string()
-    .nullish()
-    .describe(
-      'Optional parameter of `str_replace` command containing the new string (if not given, no string will be added). Required parameter of `insert` command containing the string to insert.',
-    ),
-  insert_line: z
-    .number()
-    .int()
-    .min(0)
-    .nullish()
-    .describe(
-      'Required parameter of `insert` command. The `new_str` will be inserted AFTER the line `insert_line` of `path`.',
-    ),
-  view_range: z
-    .array(z.number().int())
-    .nullish()
-    .describe(
-      'Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.',
-    ),
-});
-
-/** Arguments of {@link FileEditorTool}. */
-export type FileEditorArgs = z.infer<typeof fileEditorArgsSchema>;
 
 /** Options of {@link FileEditorTool}. */
 export interface FileEditorToolOptions {
@@ -101,23 +41,11 @@ export interface FileEditorToolOptions {
   workingDir?: string | undefined;
 }
 
-/** A text file as the editor works on it: `\n` line ends, with how to write it back. */
-interface TextFile {
-  /** The content with `\r\n` turned into `\n` when the file uses CRLF throughout. */
-  text: string;
-  /** The content exactly as on disk (for undo). */
-  raw: string;
-  crlf: boolean;
-  mode: number | undefined;
-  /** Where writes go (symbolic links resolved). */
-  realPath: string;
-}
-
 /**
  * OpenHands' `file_editor` (`str_replace_editor` semantics) on the workspace contract: `view`,
  * `create`, `str_replace`, `insert`, `undo_edit` on absolute paths. Files move through
  * {@link WorkspaceFiles} (download/upload of a temporary local copy), so any name and size up to
- * {@link MAX_EDITOR_FILE_BYTES} work on any workspace type; files must be UTF-8 text. Edits keep
+ * `MAX_EDITOR_FILE_BYTES` work on any workspace type; files must be UTF-8 text. Edits keep
  * the file's permission bits, its symbolic link and its CRLF line ends. `undo_edit` reverts the
  * last edit of a file made by this instance (removing a file it created).
  */
@@ -131,8 +59,8 @@ export class FileEditorTool implements Tool<FileEditorArgs> {
   constructor({ workingDir }: FileEditorToolOptions = {}) {
     this.description =
       workingDir === undefined
-        ? DESCRIPTION
-        : `${DESCRIPTION}\n\nYour current working directory is: ${workingDir}\nWhen exploring project structure, start with this directory instead of the root filesystem.`;
+        ? FILE_EDITOR_DESCRIPTION
+        : `${FILE_EDITOR_DESCRIPTION}\n\nYour current working directory is: ${workingDir}\nWhen exploring project structure, start with this directory instead of the root filesystem.`;
   }
 
   async execute(args: FileEditorArgs, context: ToolContext): Promise<ToolObservation> {
@@ -411,162 +339,4 @@ export class FileEditorTool implements Tool<FileEditorArgs> {
     if (history.length > MAX_EDITOR_UNDO_STEPS) history.shift();
     this.#history.set(target, history);
   }
-}
-
-/** The model's path, normalised; a relative one is refused with the absolute path it may mean. */
-function absolutePath(given: string, workingDir: string): string {
-  if (!path.posix.isAbsolute(given)) {
-    const suggestion = path.posix.join(workingDir, given);
-    throw invalid(
-      'path',
-      given,
-      `The path should be an absolute path, starting with \`/\`. Relative paths are not resolved; the working directory is ${workingDir}, so maybe you meant ${suggestion}?`,
-    );
-  }
-  if (given.includes('\0'))
-    throw invalid('path', JSON.stringify(given), 'It must not contain NUL bytes.');
-  const normalized = path.posix.normalize(given);
-  return normalized.length > 1 && normalized.endsWith('/') ? normalized.slice(0, -1) : normalized;
-}
-
-/** Reads a file as UTF-8 text, refusing what is missing, a directory, too large or binary. */
-async function readTextFile(files: WorkspaceFiles, target: string): Promise<TextFile> {
-  const info = await files.probe(target);
-  if (info.kind === 'missing') throw missing(target);
-  if (info.kind !== 'file') throw notAFile(target, info.kind);
-  checkSize(target, info.size);
-  const bytes = await files.read(target);
-  checkSize(target, bytes.length);
-  let raw: string;
-  try {
-    if (bytes.includes(0)) throw new Error('NUL byte');
-    // `ignoreBOM` keeps a byte-order mark in the text, so it is written back.
-    raw = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new ToolFailure(
-      `File validation failed for ${target}: File appears to be binary or is not UTF-8 text, and cannot be read or edited by this tool.`,
-    );
-  }
-  // CRLF throughout: edit with `\n` and write `\r\n` back. Mixed endings are left as they are.
-  const crlf = raw.includes('\r\n') && !/(^|[^\r])\n/.test(raw);
-  return { text: crlf ? toLf(raw) : raw, raw, crlf, mode: info.mode, realPath: info.realPath };
-}
-
-/** OpenHands' directory view: the directory, then each visible entry and its visible children. */
-async function listDirectory(files: WorkspaceFiles, directory: string): Promise<string> {
-  const entries = await files.list(directory);
-  const children = new Map<string, typeof entries>();
-  let hidden = 0;
-  for (const entry of entries) {
-    const parent = path.posix.dirname(entry.path);
-    if (entry.hidden) {
-      if (parent === directory) hidden += 1;
-      continue;
-    }
-    children.set(parent, [...(children.get(parent) ?? []), entry]);
-  }
-  const show = (entry: (typeof entries)[number]): string =>
-    entry.isDirectory ? `${entry.path}/` : entry.path;
-  const byPath = (a: { path: string }, b: { path: string }): number =>
-    a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-  const lines = [`${directory === '/' ? '' : directory}/`];
-  for (const entry of (children.get(directory) ?? []).sort(byPath)) {
-    lines.push(show(entry));
-    if (entry.isDirectory) {
-      for (const child of (children.get(entry.path) ?? []).sort(byPath)) lines.push(show(child));
-    }
-  }
-  let output = `Here's the files and directories up to 2 levels deep in ${directory}, excluding hidden items:\n${lines.join('\n')}`;
-  if (hidden > 0) {
-    output += `\n\n${hidden} hidden files/directories in this directory are excluded. You can use 'ls -la ${directory}' to see them.`;
-  }
-  return output;
-}
-
-/** The lines of a text; a final newline does not start another line. */
-function splitLines(text: string): string[] {
-  if (text === '') return [];
-  return (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
-}
-
-/** `cat -n` of `lines` numbered from `first`, with OpenHands' header. */
-function catN(lines: readonly string[], first: number, description: string): string {
-  const numbered = lines.map((line, index) => `${String(index + first).padStart(6)}\t${line}`);
-  return `Here's the result of running \`cat -n\` on ${description}:\n${numbered.join('\n')}\n`;
-}
-
-/** Start indexes of the non-overlapping occurrences of `needle`. */
-function occurrences(text: string, needle: string): number[] {
-  const found: number[] = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-    found.push(at);
-  }
-  return found;
-}
-
-/** 1-based line of the character at `index`. */
-function lineOf(text: string, index: number): number {
-  return countNewlines(text.slice(0, index)) + 1;
-}
-
-function countNewlines(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count += 1;
-  return count;
-}
-
-function toLf(text: string): string {
-  return text.replaceAll('\r\n', '\n');
-}
-
-/** The observation of a successful edit; `content` has the file before and after, as on disk. */
-function edited(
-  command: string,
-  target: string,
-  oldContent: string,
-  newContent: string,
-  message: string,
-): ToolObservation {
-  return {
-    text: truncateForModel(message, { hint: FILE_CLIPPED_HINT }),
-    content: {
-      command,
-      path: target,
-      prev_exist: true,
-      old_content: oldContent,
-      new_content: newContent,
-    },
-    isError: false,
-  };
-}
-
-function checkSize(target: string, bytes: number): void {
-  if (bytes > MAX_EDITOR_FILE_BYTES) {
-    throw new ToolFailure(
-      `File validation failed for ${target}: File is too large (${(bytes / 1024 / 1024).toFixed(1)}MB). Maximum allowed size is ${MAX_EDITOR_FILE_BYTES / 1024 / 1024}MB.`,
-    );
-  }
-}
-
-function required<T>(value: T | null | undefined, parameter: string, command: string): T {
-  if (value === undefined || value === null) {
-    throw new ToolFailure(`Parameter \`${parameter}\` is required for command: ${command}.`);
-  }
-  return value;
-}
-
-function invalid(parameter: string, value: string, hint: string): ToolFailure {
-  return new ToolFailure(`Invalid \`${parameter}\` parameter: ${value}. ${hint}`);
-}
-
-function missing(target: string): ToolFailure {
-  return invalid('path', target, `The path ${target} does not exist. Please provide a valid path.`);
-}
-
-function notAFile(target: string, kind: 'directory' | 'other'): ToolFailure {
-  const reason =
-    kind === 'directory'
-      ? `The path ${target} is a directory and only the \`view\` command can be used on directories.`
-      : `The path ${target} is not a regular file or directory.`;
-  return invalid('path', target, reason);
 }

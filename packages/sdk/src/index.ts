@@ -13,7 +13,7 @@ export { toolKindName } from './agent/tool-kind-name.js';
 export { agentFinalResponse } from './conversation/agent-final-response.js';
 export type {
   BaseConversation,
-  BaseConversationRunOptions,
+  ConversationRunOptions,
   ConversationState,
 } from './conversation/base-conversation.js';
 export { Conversation, type ConversationOptions } from './conversation/conversation.js';
@@ -21,28 +21,28 @@ export {
   type ConversationEventListener,
   ConversationEvents,
 } from './conversation/conversation-events.js';
+export { REMOTE_EVENT_PAGE_LIMIT } from './conversation/fetch-conversation-events.js';
+export { LocalConversation } from './conversation/local-conversation.js';
+export type {
+  LocalConversationOptions,
+  LocalConversationState,
+  OpenLocalConversationOptions,
+} from './conversation/local-conversation-options.js';
 export {
-  type ConversationRunOptions,
-  LocalConversation,
-  type LocalConversationOptions,
-  type LocalConversationState,
-  MAX_STUCK_THRESHOLD,
-  type OpenLocalConversationOptions,
-} from './conversation/local-conversation.js';
-export {
-  type AttachRemoteConversationOptions,
-  REMOTE_EVENT_PAGE_LIMIT,
   REMOTE_RUN_POLL_MAX_MS,
   RemoteConversation,
-  type RemoteConversationOptions,
 } from './conversation/remote-conversation.js';
 export { REMOTE_CONVERSATION_REQUEST_TIMEOUT_MS } from './conversation/remote-conversation-http.js';
+export type {
+  AttachRemoteConversationOptions,
+  RemoteConversationOptions,
+} from './conversation/remote-conversation-options.js';
 export {
   EVENTS_SOCKET_READY_TIMEOUT_MS,
   EVENTS_SOCKET_RECONNECT_INITIAL_MS,
   EVENTS_SOCKET_RECONNECT_MAX_MS,
 } from './conversation/remote-events-socket.js';
-export { DEFAULT_STUCK_THRESHOLD } from './conversation/stuck-detector.js';
+export { DEFAULT_STUCK_THRESHOLD, MAX_STUCK_THRESHOLD } from './conversation/stuck-detector.js';
 export type {
   Completion,
   CompletionRequest,
@@ -50,13 +50,7 @@ export type {
   TokenUsage,
   ToolSpec,
 } from './llm/language-model.js';
-export {
-  LLM,
-  LLM_DEFAULTS,
-  type LLMFromConfigOptions,
-  type LLMMetrics,
-  type LLMToConfigOptions,
-} from './llm/llm.js';
+export { LLM, LLM_DEFAULTS } from './llm/llm.js';
 export {
   type LLMConfig,
   type LLMConfigInput,
@@ -67,7 +61,13 @@ export {
 } from './llm/llm-config.js';
 export { LLMError, type LLMErrorCode, type LLMErrorOptions } from './llm/llm-error.js';
 export type { LLMMessage, LLMRole, ToolCall } from './llm/llm-message.js';
-export type { LLMOptions, LLMRetryEvent } from './llm/llm-options.js';
+export type {
+  LLMFromConfigOptions,
+  LLMMetrics,
+  LLMOptions,
+  LLMRetryEvent,
+  LLMToConfigOptions,
+} from './llm/llm-options.js';
 export {
   SCRIPTED_MODEL,
   ScriptedLLM,

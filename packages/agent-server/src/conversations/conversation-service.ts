@@ -1,40 +1,27 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { LocalWorkspace, WorkspaceError } from '@agent-workspace/core';
+import { LocalWorkspace } from '@agent-workspace/core';
 import { openDirectory, type PathWalker } from '@agent-workspace/core/internal';
 import {
   CONVERSATION_STATE_KEYS,
   type ConversationEventWire,
   type ConversationInfoWire,
   formatWireTimestamp,
-  newHexId,
   type SendMessageRequestWire,
   type StartConversationRequestWire,
 } from '@agent-workspace/protocol';
-import { Agent, LocalConversation } from '@agent-workspace/sdk';
+import { LocalConversation } from '@agent-workspace/sdk';
 import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../app/http-error.js';
 import { pathHttpError } from '../files/path-http-error.js';
+import { agentFromWire, redactedAgent } from './agent-from-wire.js';
+import { type ConversationMeta, META_FILE, writeMeta } from './conversation-meta.js';
 
 /** Most conversations one server holds; more are refused with 429. */
 export const MAX_CONVERSATIONS = 1000;
 
 /** Subdirectory of the server's state dir that holds one directory per conversation. */
 export const CONVERSATIONS_DIR = 'conversations';
-
-/** Name of the server's own record of a conversation (beside the sdk's `conversation/`). */
-const META_FILE = 'meta.json';
-
-/** What the server keeps about a conversation besides the sdk's state and events. */
-interface ConversationMeta {
-  id: string;
-  workspace: Record<string, unknown> & { working_dir: string };
-  title: string | null;
-  tags: Record<string, string>;
-  max_iterations: number;
-  stuck_detection: boolean;
-  created_at: string;
-}
 
 /** One conversation the server holds. */
 export interface HeldConversation {
@@ -345,45 +332,4 @@ export class ConversationService {
       }
     }
   }
-}
-
-/**
- * Builds the agent of a start request (`Agent.fromConfig`); a bad agent is a 422 naming the
- * field under `agent`.
- */
-function agentFromWire(json: unknown, maxIterations: number): Agent {
-  try {
-    return Agent.fromConfig(json, { maxIterations });
-  } catch (error) {
-    if (!WorkspaceError.isInstance(error)) throw error;
-    const field = typeof error.details.field === 'string' ? error.details.field : undefined;
-    throw new HttpError(422, [
-      {
-        type: 'value_error',
-        loc: ['body', 'agent', ...(field && field !== '(root)' ? field.split('.') : [])],
-        msg: error.message,
-        input: null,
-      },
-    ]);
-  }
-}
-
-/** The agent's JSON without an API key (also removes one a model might add). */
-function redactedAgent(agent: Agent): Record<string, unknown> {
-  let config: Record<string, unknown>;
-  try {
-    config = JSON.parse(JSON.stringify(agent.toConfig())) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-  const llm = config.llm as Record<string, unknown> | undefined;
-  if (llm) delete llm.api_key;
-  return config;
-}
-
-async function writeMeta(dir: string, meta: ConversationMeta): Promise<void> {
-  const file = path.join(dir, META_FILE);
-  const temp = `${file}.${newHexId()}.tmp`;
-  await writeFile(temp, `${JSON.stringify(meta)}\n`, { mode: 0o600 });
-  await rename(temp, file);
 }

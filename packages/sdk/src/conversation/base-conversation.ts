@@ -9,7 +9,7 @@ export interface ConversationState {
 }
 
 /** Options of {@link BaseConversation.run}. */
-export interface BaseConversationRunOptions {
+export interface ConversationRunOptions {
   /** Pauses the run when it fires. */
   signal?: AbortSignal | undefined;
 }
@@ -31,7 +31,7 @@ export interface BaseConversation extends AsyncDisposable {
   /** Records a user message; the next (or current) run reads it. */
   sendMessage(text: string): Promise<void>;
   /** Runs the agent and resolves to the status the run ended with. */
-  run(options?: BaseConversationRunOptions): Promise<ConversationExecutionStatus>;
+  run(options?: ConversationRunOptions): Promise<ConversationExecutionStatus>;
   /** Pauses the run in progress, if any. */
   pause(): Promise<void>;
   /** The agent's last word; `''` if none. Await it: remote conversations ask their server. */

@@ -20,7 +20,8 @@ import { LLMError } from '../llm/llm-error.js';
 import { ScriptedLLM, type ScriptedStep } from '../llm/scripted-llm.js';
 import type { Tool } from '../tools/tool.js';
 import { EVENTS_FILE, STATE_FILE } from './conversation-store.js';
-import { LocalConversation, type LocalConversationOptions } from './local-conversation.js';
+import { LocalConversation } from './local-conversation.js';
+import type { LocalConversationOptions } from './local-conversation-options.js';
 
 let root: string;
 let workingDir: string;

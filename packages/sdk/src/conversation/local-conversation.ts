@@ -12,47 +12,15 @@ import type { Agent } from '../agent/agent.js';
 import { newEventBase } from '../agent/new-event-base.js';
 import type { Tool } from '../tools/tool.js';
 import { agentFinalResponse } from './agent-final-response.js';
+import type { ConversationRunOptions } from './base-conversation.js';
 import { ConversationEvents } from './conversation-events.js';
 import { ConversationStore, type PersistedConversationState } from './conversation-store.js';
-import { DEFAULT_STUCK_THRESHOLD, detectStuck } from './stuck-detector.js';
-
-/** Options of {@link LocalConversation.create}. */
-export interface LocalConversationOptions {
-  agent: Agent;
-  /** Where the tools act. Not closed by the conversation: it belongs to the caller. */
-  workspace: Workspace;
-  /**
-   * Directory for the conversation's `state.json` and `events.jsonl`, created if missing; it
-   * must not hold a conversation already. Without it the conversation lives in memory only.
-   */
-  persistenceDir?: string | undefined;
-  /**
-   * Ends a run with status `stuck` when the agent repeats the same action with the same result
-   * (or the same failure) `threshold` times in a row. Default on, threshold 4; `false` turns it off.
-   */
-  stuckDetection?: boolean | { threshold: number } | undefined;
-}
-
-/** Options of {@link LocalConversation.open}. */
-export interface OpenLocalConversationOptions extends LocalConversationOptions {
-  /** The directory a conversation was created in. */
-  persistenceDir: string;
-}
-
-/** Options of {@link LocalConversation.run}. */
-export interface ConversationRunOptions {
-  /** Pauses the run when it fires, like {@link LocalConversation.pause}. */
-  signal?: AbortSignal | undefined;
-}
-
-/** Where a conversation stands. */
-export interface LocalConversationState {
-  readonly id: string;
-  readonly executionStatus: ConversationExecutionStatus;
-}
-
-/** Largest stuck-detection threshold. */
-export const MAX_STUCK_THRESHOLD = 100;
+import type {
+  LocalConversationOptions,
+  LocalConversationState,
+  OpenLocalConversationOptions,
+} from './local-conversation-options.js';
+import { detectStuck, stuckThresholdOf } from './stuck-detector.js';
 
 /**
  * A conversation whose agent loop runs in this process, over any {@link Workspace}. Events are
@@ -359,19 +327,6 @@ export class LocalConversation implements AsyncDisposable {
       });
     }
   }
-}
-
-function stuckThresholdOf(option: LocalConversationOptions['stuckDetection']): number {
-  if (option === undefined || option === true) return DEFAULT_STUCK_THRESHOLD;
-  if (option === false) return 0;
-  const { threshold } = option;
-  if (!Number.isInteger(threshold) || threshold < 2 || threshold > MAX_STUCK_THRESHOLD) {
-    throw invalidArgument(
-      'stuckDetection.threshold',
-      `must be an integer from 2 to ${MAX_STUCK_THRESHOLD}`,
-    );
-  }
-  return threshold;
 }
 
 /** The agent's JSON form for the state file (never with an API key), or `null` if it has none. */

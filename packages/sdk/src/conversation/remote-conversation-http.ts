@@ -1,4 +1,10 @@
-import { WorkspaceError } from '@agent-workspace/core';
+import {
+  type AgentServerEndpoint,
+  hasAgentServer,
+  invalidArgument,
+  type Workspace,
+  WorkspaceError,
+} from '@agent-workspace/core';
 import { httpStatusError, transportError } from '@agent-workspace/core/internal';
 import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 
@@ -128,4 +134,19 @@ function detailOf(json: unknown): string | undefined {
   const detail = (json as { detail?: unknown }).detail;
   if (typeof detail === 'string') return detail;
   return detail === undefined ? undefined : JSON.stringify(detail);
+}
+
+/** The HTTP client of `workspace`'s agent-server; `INVALID_ARGUMENT` when it has none. */
+export async function conversationHttpOf(
+  workspace: Workspace,
+  signal: AbortSignal | undefined,
+): Promise<ConversationHttp> {
+  if (!hasAgentServer(workspace)) {
+    throw invalidArgument(
+      'workspace',
+      `(${workspace.kind}) does not talk to an agent-server: use LocalConversation or Conversation()`,
+    );
+  }
+  const endpoint: AgentServerEndpoint = await workspace.agentServerEndpoint({ signal });
+  return new ConversationHttp(endpoint.host, endpoint.apiKey);
 }

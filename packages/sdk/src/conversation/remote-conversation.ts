@@ -1,73 +1,35 @@
-import {
-  type AgentServerEndpoint,
-  hasAgentServer,
-  invalidArgument,
-  type Workspace,
-  WorkspaceError,
-} from '@agent-workspace/core';
+import { invalidArgument, type Workspace, WorkspaceError } from '@agent-workspace/core';
 import {
   AGENT_SERVER_ROUTES,
   agentFinalResponseWireSchema,
-  CONVERSATION_EXECUTION_STATUSES,
   CONVERSATION_STATE_KEYS,
   type ConversationEventWire,
   type ConversationExecutionStatus,
   type ConversationInfoWire,
-  conversationEventPageWireSchema,
   conversationEventWireSchema,
   conversationInfoWireSchema,
   conversationPath,
 } from '@agent-workspace/protocol';
-import type { z } from 'zod';
-import type { Agent } from '../agent/agent.js';
-import type { BaseConversation, ConversationState } from './base-conversation.js';
+import type {
+  BaseConversation,
+  ConversationRunOptions,
+  ConversationState,
+} from './base-conversation.js';
 import { ConversationEvents } from './conversation-events.js';
-import type { ConversationRunOptions } from './local-conversation.js';
-import { ConversationHttp } from './remote-conversation-http.js';
+import { executionStatusOf } from './execution-status-of.js';
+import { fetchConversationEvents } from './fetch-conversation-events.js';
+import { fetchConversationInfo } from './fetch-conversation-info.js';
+import { parseReply } from './parse-reply.js';
+import { type ConversationHttp, conversationHttpOf } from './remote-conversation-http.js';
+import type {
+  AttachRemoteConversationOptions,
+  RemoteConversationOptions,
+  StartConversationBody,
+} from './remote-conversation-options.js';
 import { RemoteEventsSocket } from './remote-events-socket.js';
 
-/** Events per page when filling the event list over REST (the server's maximum). */
-export const REMOTE_EVENT_PAGE_LIMIT = 100;
 /** Longest wait between REST checks of a run's status when the socket says nothing. */
 export const REMOTE_RUN_POLL_MAX_MS = 1_000;
-
-/** Options of {@link RemoteConversation.create}. */
-export interface RemoteConversationOptions {
-  /** Sent to the server as JSON, with its LLM API key (the server runs the model). */
-  agent: Agent;
-  /** A workspace that talks to an agent-server (see `hasAgentServer`); not closed by the conversation. */
-  workspace: Workspace;
-  /** Id of the new conversation (a UUID); the server answers with the existing one if it has it. */
-  conversationId?: string | undefined;
-  /** Iterations per run. Default: the agent's `maxIterations`. */
-  maxIterations?: number | undefined;
-  /** Ends a run as `stuck` when the agent repeats itself. Default on. */
-  stuckDetection?: boolean | undefined;
-  /** Aborts connecting (`ABORTED`). */
-  signal?: AbortSignal | undefined;
-}
-
-/** Options of {@link RemoteConversation.attach}. */
-export interface AttachRemoteConversationOptions {
-  workspace: Workspace;
-  /** Id of a conversation on the workspace's agent-server. */
-  conversationId: string;
-  signal?: AbortSignal | undefined;
-}
-
-/**
- * Request body of `POST /api/conversations` as this client sends it (OpenHands'
- * `StartConversationRequest`, the fields we use).
- */
-interface StartConversationBody {
-  agent: object;
-  workspace: { kind: 'LocalWorkspace'; working_dir: string };
-  conversation_id?: string;
-  max_iterations?: number;
-  stuck_detection?: boolean;
-}
-
-const STATUSES = new Set<string>(CONVERSATION_EXECUTION_STATUSES);
 
 /**
  * A conversation whose agent loop runs on the agent-server of its workspace, with the same API
@@ -138,7 +100,7 @@ export class RemoteConversation implements BaseConversation {
   /** Starts a conversation on the workspace's agent-server and connects to its events. */
   static async create(options: RemoteConversationOptions): Promise<RemoteConversation> {
     const { agent, workspace, conversationId, stuckDetection, signal } = options;
-    const http = await httpOf(workspace, signal);
+    const http = await conversationHttpOf(workspace, signal);
     const body: StartConversationBody = {
       agent: agent.toConfig({ includeApiKey: true }),
       workspace: { kind: 'LocalWorkspace', working_dir: workspace.workingDir },
@@ -167,8 +129,8 @@ export class RemoteConversation implements BaseConversation {
     if (typeof conversationId !== 'string' || conversationId === '') {
       throw invalidArgument('conversationId', 'must be a non-empty string');
     }
-    const http = await httpOf(workspace, signal);
-    const info = await fetchInfo(http, conversationId, signal);
+    const http = await conversationHttpOf(workspace, signal);
+    const info = await fetchConversationInfo(http, conversationId, signal);
     return RemoteConversation.#connect(http, info, workspace);
   }
 
@@ -292,7 +254,7 @@ export class RemoteConversation implements BaseConversation {
       if (this.#fatal) throw this.#fatal;
       // The server marks a conversation `running` before it answers POST …/run, so a REST
       // status other than `running` after it means the run is over.
-      const info = await fetchInfo(this.#http, this.id);
+      const info = await fetchConversationInfo(this.#http, this.id);
       this.#status = info.execution_status;
       if (info.execution_status !== 'running') return info.execution_status;
       await this.#nextStatusHint(delayMs);
@@ -324,25 +286,9 @@ export class RemoteConversation implements BaseConversation {
   #sync(): Promise<void> {
     this.#buffer ??= [];
     const next = this.#syncs.then(async () => {
-      const pages: ConversationEventWire[] = [];
+      let pages: ConversationEventWire[] = [];
       try {
-        let pageId: string | null = null;
-        do {
-          const query = new URLSearchParams({ limit: String(REMOTE_EVENT_PAGE_LIMIT) });
-          if (pageId !== null) query.set('page_id', pageId);
-          const reply = await this.#http.request({
-            method: 'GET',
-            path: `${this.#path(AGENT_SERVER_ROUTES.searchConversationEvents)}?${query}`,
-          });
-          const page = parseReply(
-            this.#http,
-            'GET events/search',
-            conversationEventPageWireSchema,
-            reply.json,
-          );
-          pages.push(...page.items);
-          pageId = page.next_page_id;
-        } while (pageId !== null);
+        pages = await fetchConversationEvents(this.#http, this.id);
       } finally {
         const buffered = this.#buffer ?? [];
         this.#buffer = undefined;
@@ -360,7 +306,7 @@ export class RemoteConversation implements BaseConversation {
     if (!parsed.success) return;
     const event = parsed.data;
     if (event.kind === 'ConversationStateUpdateEvent') {
-      const status = statusOf(event);
+      const status = executionStatusOf(event);
       if (status !== undefined) {
         this.#status = status;
         this.#notifyStatus();
@@ -397,62 +343,4 @@ export class RemoteConversation implements BaseConversation {
       });
     }
   }
-}
-
-async function httpOf(
-  workspace: Workspace,
-  signal: AbortSignal | undefined,
-): Promise<ConversationHttp> {
-  if (!hasAgentServer(workspace)) {
-    throw invalidArgument(
-      'workspace',
-      `(${workspace.kind}) does not talk to an agent-server: use LocalConversation or Conversation()`,
-    );
-  }
-  const endpoint: AgentServerEndpoint = await workspace.agentServerEndpoint({ signal });
-  return new ConversationHttp(endpoint.host, endpoint.apiKey);
-}
-
-async function fetchInfo(
-  http: ConversationHttp,
-  id: string,
-  signal?: AbortSignal,
-): Promise<ConversationInfoWire> {
-  const reply = await http.request({
-    method: 'GET',
-    path: conversationPath(AGENT_SERVER_ROUTES.conversation, id),
-    signal,
-  });
-  return parseReply(http, 'GET /api/conversations/{id}', conversationInfoWireSchema, reply.json);
-}
-
-function parseReply<T>(
-  http: ConversationHttp,
-  operation: string,
-  schema: z.ZodType<T>,
-  json: unknown,
-): T {
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw http.malformed(operation, `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  }
-  return parsed.data;
-}
-
-/** The execution status a state update carries, if any. */
-function statusOf(
-  event: Extract<ConversationEventWire, { kind: 'ConversationStateUpdateEvent' }>,
-): ConversationExecutionStatus | undefined {
-  const value =
-    event.key === CONVERSATION_STATE_KEYS.executionStatus
-      ? event.value
-      : event.key === CONVERSATION_STATE_KEYS.fullState &&
-          typeof event.value === 'object' &&
-          event.value !== null
-        ? (event.value as { execution_status?: unknown }).execution_status
-        : undefined;
-  return typeof value === 'string' && STATUSES.has(value)
-    ? (value as ConversationExecutionStatus)
-    : undefined;
 }

@@ -1,9 +1,13 @@
+import { invalidArgument } from '@agent-workspace/core';
 import type {
   ActionEventWire,
   AgentErrorEventWire,
   ConversationEventWire,
   ObservationEventWire,
 } from '@agent-workspace/protocol';
+
+/** Largest stuck-detection threshold. */
+export const MAX_STUCK_THRESHOLD = 100;
 
 /** Repetitions after which a run is stuck, by default (OpenHands' threshold). */
 export const DEFAULT_STUCK_THRESHOLD = 4;
@@ -68,4 +72,21 @@ function actionKey(event: ActionEventWire): string {
 function observationKey(event: ObservationEventWire | AgentErrorEventWire): string | undefined {
   if (event.kind === 'AgentErrorEvent') return undefined;
   return JSON.stringify([event.tool_name, event.observation]);
+}
+
+/**
+ * The threshold a conversation's `stuckDetection` option asks for: default, `0` (off) or its
+ * own, an integer from 2 to {@link MAX_STUCK_THRESHOLD}.
+ */
+export function stuckThresholdOf(option: boolean | { threshold: number } | undefined): number {
+  if (option === undefined || option === true) return DEFAULT_STUCK_THRESHOLD;
+  if (option === false) return 0;
+  const { threshold } = option;
+  if (!Number.isInteger(threshold) || threshold < 2 || threshold > MAX_STUCK_THRESHOLD) {
+    throw invalidArgument(
+      'stuckDetection.threshold',
+      `must be an integer from 2 to ${MAX_STUCK_THRESHOLD}`,
+    );
+  }
+  return threshold;
 }

@@ -88,3 +88,21 @@ export function checkLLMOptions(options: Record<string, unknown>): CheckedLLMOpt
   if (parsed.success) return parsed.data;
   throw configError('LLM options', parsed.error.issues);
 }
+
+/** What an `LLM` has used since it was made: successful calls and their tokens and cost. */
+export interface LLMMetrics {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** In US dollars; 0 when no prices are configured. */
+  costUsd: number;
+}
+
+/** Options of `LLM.toConfig`. */
+export interface LLMToConfigOptions {
+  /** Put the API key in clear into the config, for the one hop that needs it. Default false. */
+  includeApiKey?: boolean | undefined;
+}
+
+/** Options of `LLM.fromConfig`: what JSON cannot carry. */
+export type LLMFromConfigOptions = Pick<LLMOptions, 'env' | 'onRetry'>;

@@ -1,20 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type InspectOptions, inspect } from 'node:util';
-import {
-  generateText,
-  type JSONSchema7,
-  jsonSchema,
-  type ModelMessage,
-  type ToolSet,
-  tool,
-  wrapLanguageModel,
-} from 'ai';
+import { generateText, type ModelMessage, type ToolSet, wrapLanguageModel } from 'ai';
 import { describeLLMFailure, type LLMFailure } from './describe-llm-failure.js';
-import type { Completion, CompletionRequest, LanguageModel, ToolSpec } from './language-model.js';
+import type { Completion, CompletionRequest, LanguageModel } from './language-model.js';
 import { type LLMConfig, parseLLMConfig } from './llm-config.js';
 import { LLMError } from './llm-error.js';
 import type { LLMMessage, ToolCall } from './llm-message.js';
-import { type CheckedLLMOptions, checkLLMOptions, type LLMOptions } from './llm-options.js';
+import {
+  type CheckedLLMOptions,
+  checkLLMOptions,
+  type LLMFromConfigOptions,
+  type LLMMetrics,
+  type LLMOptions,
+  type LLMToConfigOptions,
+} from './llm-options.js';
 import {
   createProviderModel,
   type LLMRoute,
@@ -22,6 +21,7 @@ import {
   routeLLMModel,
 } from './llm-route.js';
 import { toModelMessages } from './to-model-messages.js';
+import { toToolSet } from './to-tool-set.js';
 
 /** Defaults of the options (OpenHands' for the retries). */
 export const LLM_DEFAULTS = {
@@ -31,24 +31,6 @@ export const LLM_DEFAULTS = {
   retryMaxWaitMs: 64_000,
   usageId: 'default',
 } as const;
-
-/** What an `LLM` has used since it was made: successful calls and their tokens and cost. */
-export interface LLMMetrics {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** In US dollars; 0 when no prices are configured. */
-  costUsd: number;
-}
-
-/** Options of {@link LLM.toConfig}. */
-export interface LLMToConfigOptions {
-  /** Put the API key in clear into the config, for the one hop that needs it. Default false. */
-  includeApiKey?: boolean | undefined;
-}
-
-/** Options of {@link LLM.fromConfig}: what JSON cannot carry. */
-export type LLMFromConfigOptions = Pick<LLMOptions, 'env' | 'onRetry'>;
 
 const REDACTED = '[REDACTED]';
 
@@ -354,25 +336,6 @@ export class LLM implements LanguageModel {
 
 /** A per-attempt timeout, told apart from the caller's abort. */
 class TimedOut extends Error {}
-
-function toToolSet(specs: readonly ToolSpec[]): ToolSet | undefined {
-  if (specs.length === 0) return undefined;
-  const tools: ToolSet = {};
-  for (const [index, spec] of specs.entries()) {
-    if (Object.hasOwn(tools, spec.name)) {
-      throw new LLMError({
-        code: 'INVALID_ARGUMENT',
-        message: `tools[${index}].name "${spec.name}" is given twice`,
-        details: { field: `tools[${index}].name` },
-      });
-    }
-    tools[spec.name] = tool({
-      description: spec.description,
-      inputSchema: jsonSchema(spec.parameters as JSONSchema7),
-    });
-  }
-  return tools;
-}
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;

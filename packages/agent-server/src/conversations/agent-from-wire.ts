@@ -1,0 +1,37 @@
+import { WorkspaceError } from '@agent-workspace/core';
+import { Agent } from '@agent-workspace/sdk';
+import { HttpError } from '../app/http-error.js';
+
+/**
+ * Builds the agent of a start request (`Agent.fromConfig`); a bad agent is a 422 naming the
+ * field under `agent`.
+ */
+export function agentFromWire(json: unknown, maxIterations: number): Agent {
+  try {
+    return Agent.fromConfig(json, { maxIterations });
+  } catch (error) {
+    if (!WorkspaceError.isInstance(error)) throw error;
+    const field = typeof error.details.field === 'string' ? error.details.field : undefined;
+    throw new HttpError(422, [
+      {
+        type: 'value_error',
+        loc: ['body', 'agent', ...(field && field !== '(root)' ? field.split('.') : [])],
+        msg: error.message,
+        input: null,
+      },
+    ]);
+  }
+}
+
+/** The agent's JSON without an API key (also removes one a model might add). */
+export function redactedAgent(agent: Agent): Record<string, unknown> {
+  let config: Record<string, unknown>;
+  try {
+    config = JSON.parse(JSON.stringify(agent.toConfig())) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  const llm = config.llm as Record<string, unknown> | undefined;
+  if (llm) delete llm.api_key;
+  return config;
+}

@@ -11,6 +11,7 @@ import { benchAgentLoop } from './agent-loop-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchDocker } from './docker-bench.js';
 import { benchHardening } from './hardening-bench.js';
+import { benchImportCost } from './import-cost-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
 import { benchRemoteExec } from './remote-exec-bench.js';
 import { benchTransfer } from './transfer-bench.js';
@@ -22,6 +23,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   docker: benchDocker,
   hardening: benchHardening,
   agent: benchAgentLoop,
+  import: benchImportCost,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -3,8 +3,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-pnpm.sh
-pnpm install --frozen-lockfile
-pnpm build
-pnpm example:local
-pnpm example:remote
-pnpm demo
+source scripts/quietly.sh
+quietly "install" pnpm install --frozen-lockfile
+quietly "build" pnpm build
+echo "==> example 01: LocalWorkspace"
+pnpm --silent example:local
+echo "==> example 02: RemoteWorkspace against an agent-server"
+pnpm --silent example:remote
+echo "==> demo"
+pnpm --silent demo

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# The full test suite: install, build, lint, typecheck, then every package's tests.
+# The full test suite: install, build, lint, typecheck, then every package's tests. Green steps
+# print one line each; a failing step or test task prints its whole output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-pnpm.sh
-pnpm install --frozen-lockfile
-pnpm build
-pnpm lint
-pnpm typecheck
+source scripts/quietly.sh
+quietly "install" pnpm install --frozen-lockfile
+quietly "build" pnpm build
+quietly "lint" pnpm lint
+quietly "typecheck" pnpm typecheck
 rm -rf .test-results
+# turbo shows a task's log only when it fails; each suite writes its report to .test-results/.
+logs=(--output-logs=errors-only)
 status=0
-pnpm test:unit || status=$?
+echo "==> unit tests"
+pnpm --silent test:unit "${logs[@]}" || status=$?
 # The integration suites (*.integration.test.ts): a Docker engine, the bubblewrap sandbox, the
-# built packages talking to each other; each writes its own report to .test-results/.
-pnpm test:integration || status=$((status == 0 ? 1 : status))
+# built packages talking to each other, every public package installed alone from a registry.
+echo "==> integration tests"
+pnpm --silent test:integration "${logs[@]}" || status=$((status == 0 ? 1 : status))
 # The agent-server reliability suite (packages/agent-server/reliability): the built server under
 # attack, a few minutes; it adds its figures to .test-results/reliability-figures.json.
-pnpm test:reliability || status=$((status == 0 ? 1 : status))
+echo "==> reliability tests"
+pnpm --silent test:reliability "${logs[@]}" || status=$((status == 0 ? 1 : status))
 node scripts/summarise-tests.mjs || status=$((status == 0 ? 1 : status))
 exit "$status"

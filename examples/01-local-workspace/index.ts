@@ -15,7 +15,10 @@ try {
   console.log(`workspace: ${workspace.kind} at ${workspace.workingDir}`);
 
   const hello = await workspace.executeCommand('echo "hello from $(basename "$PWD")"; exit 3');
-  console.log(`1. command   exit=${hello.exitCode} stdout=${JSON.stringify(hello.stdout.trim())}`);
+  // A non-zero exit is a result, not an error: the script exits 3 on purpose to show it.
+  console.log(
+    `1. command   exit=${hello.exitCode} (the script exits 3 on purpose) stdout=${JSON.stringify(hello.stdout.trim())}`,
+  );
 
   const chunks: string[] = [];
   await workspace.executeCommand('for i in 1 2 3; do echo "tick $i"; sleep 0.1; done', {

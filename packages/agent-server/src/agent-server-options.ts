@@ -95,6 +95,23 @@ export const agentServerOptionsSchema = z.object({
     .int()
     .positive()
     .default(256 * 1024 ** 2),
+  /**
+   * Deepest level below the directory `GET /api/git/changes` is asked about that is searched for
+   * nested repositories, in path segments. Default core's: 6.
+   */
+  gitSearchMaxDepth: z.number().int().nonnegative().optional(),
+  /** Most nested repositories one `GET /api/git/changes` scans. Default core's: 100. */
+  gitSearchMaxRepositories: z.number().int().nonnegative().optional(),
+  /**
+   * Most directories one `GET /api/git/changes` reads while looking for nested repositories.
+   * Default core's: 20 000.
+   */
+  gitSearchMaxDirectories: z.number().int().nonnegative().optional(),
+  /**
+   * Longest one `GET /api/git/changes` searches for and scans nested repositories, in seconds;
+   * then it answers with what it found. Default core's: 5.
+   */
+  gitSearchTimeoutSeconds: z.number().positive().optional(),
   /** Extra CORS origins besides localhost and 127.0.0.1. */
   allowCorsOrigins: z.array(z.string().min(1)).default([]),
   /** Announce and serve our protocol extensions; `false` behaves like a plain OpenHands server. */

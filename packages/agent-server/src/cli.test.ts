@@ -1,9 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_API_KEY_FLAG_WARNING } from './cli/parse-cli-args.js';
 import { type ServerProcess, spawnServerProcess } from './test-support/spawn-server-process.js';
 import { VERSION } from './version.js';
 
@@ -17,6 +18,49 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
     execFile(process.execPath, [...cli, ...args], { cwd: packageDir }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
     });
+  });
+}
+
+/** Everything a served run printed: started, asked once with `key`, then stopped by SIGTERM. */
+interface ServedRun {
+  stdout: string;
+  stderr: string;
+  /** Status of `GET /api/git/changes` with the key. */
+  status: number;
+}
+
+/**
+ * Runs the CLI until it listens, makes one request with `key` in the deprecated query parameter
+ * (logged at debug level) and one authenticated with it, then SIGTERMs it.
+ */
+function serveOnce(args: string[], env: NodeJS.ProcessEnv, key: string): Promise<ServedRun> {
+  const child = spawn(process.execPath, [...cli, ...args], {
+    cwd: packageDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /"url":"(http:[^"]+)"/.exec(stdout)?.[1];
+      if (url === undefined || status !== 0) return;
+      status = -1;
+      fetch(`${url}/health?session_api_key=${key}`)
+        .then(() =>
+          fetch(`${url}/api/git/changes?path=.`, { headers: { 'x-session-api-key': key } }),
+        )
+        .then((response) => {
+          status = response.status;
+          child.kill('SIGTERM');
+        }, reject);
+    });
+    child.once('exit', () => resolve({ stdout, stderr, status }));
   });
 }
 
@@ -55,6 +99,26 @@ describe('agent-server CLI', () => {
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
   });
 
+  it('never prints a key, and warns on standard error about one given as a flag', async () => {
+    const base = ['--port', '0', '--working-dir', dir, '--log-level', 'debug'];
+    const flagKey = 'flag-key-4f1d9c2b7e';
+    const envKey = 'env-key-8a3e6d0c51';
+    const withFlag = await serveOnce([...base, '--session-api-key', flagKey], {}, flagKey);
+    const withEnvironment = await serveOnce(base, { SESSION_API_KEY: envKey }, envKey);
+    for (const [run, key] of [
+      [withFlag, flagKey],
+      [withEnvironment, envKey],
+    ] as const) {
+      expect(run.status).toBe(200);
+      expect(run.stdout).toContain('"sessionApiKeyCount":1');
+      expect(run.stdout).not.toContain(key);
+      expect(run.stderr).not.toContain(key);
+    }
+    const warning = `agent-server: warning: ${SESSION_API_KEY_FLAG_WARNING}\n`;
+    expect(withFlag.stderr).toBe(warning);
+    expect(withEnvironment.stderr).toBe('');
+  });
+
   it('rejects a bad flag with exit code 2, naming it', async () => {
     const unknown = await run(['--bogus']);
     expect(unknown.code).toBe(2);
@@ -72,6 +136,7 @@ describe('agent-server CLI', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--session-api-key <key>');
+    expect(help.stdout).toMatch(/SESSION_API_KEY +An accepted X-Session-API-Key \(preferred/);
   });
 
   it('exits 1 when it cannot listen', async () => {

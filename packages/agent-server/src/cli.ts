@@ -15,6 +15,8 @@ async function main(): Promise<void> {
   }
   if (command.kind === 'help') return void process.stdout.write(CLI_USAGE);
   if (command.kind === 'version') return void process.stdout.write(`${VERSION}\n`);
+  for (const warning of command.warnings)
+    process.stderr.write(`agent-server: warning: ${warning}\n`);
 
   let server: Awaited<ReturnType<typeof createAgentServer>>;
   try {
@@ -25,7 +27,12 @@ async function main(): Promise<void> {
   }
   const { log } = server.app;
   const { host, sessionApiKeys, workingDir } = server.options;
-  log.info({ url: server.url, workingDir }, `agent-server listening on ${server.url}`);
+  // Keys are counted, never logged.
+  const sessionApiKeyCount = sessionApiKeys.length;
+  log.info(
+    { url: server.url, workingDir, sessionApiKeyCount },
+    `agent-server listening on ${server.url}`,
+  );
   const { sweep } = server;
   if (sweep.instances > 0) {
     log.warn(
@@ -33,7 +40,7 @@ async function main(): Promise<void> {
       `cleaned up after ${sweep.instances} agent-server(s) that died without closing: ${sweep.processes} processes ended, ${sweep.temporaryFiles} temporary files removed`,
     );
   }
-  if (sessionApiKeys.length === 0 && host !== '127.0.0.1' && host !== 'localhost') {
+  if (sessionApiKeyCount === 0 && host !== '127.0.0.1' && host !== 'localhost') {
     log.warn({ host }, 'no session API key configured: anyone who can reach the port has access');
   }
 

@@ -21,9 +21,7 @@ export {
   createWorkspace,
   type ExtensionWorkspaceConfig,
   type LocalWorkspaceConfig,
-  localWorkspaceConfigSchema,
   type RemoteWorkspaceConfig,
-  remoteWorkspaceConfigSchema,
   type WorkspaceConfig,
 } from './factory/create-workspace.js';
 export {
@@ -38,6 +36,10 @@ export {
   type ReadGitDiffOptions,
   readGitDiff,
 } from './git/read-git-diff.js';
+export {
+  DEFAULT_REPOSITORY_SEARCH_LIMITS,
+  type RepositorySearchLimits,
+} from './git/repository-search.js';
 export { type ResolveBaseRefOptions, resolveBaseRef } from './git/resolve-base-ref.js';
 export { DEFAULT_MAX_OUTPUT_BYTES } from './internal/output/default-max-output-bytes.js';
 export {

@@ -18,4 +18,22 @@ describe('agent-workspace-docker', () => {
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain('"bogus"');
   });
+
+  it('exits 2 with INVALID_ARGUMENT naming a bad image reference, before any engine call', async () => {
+    // DOCKER_HOST points nowhere: an engine call would fail differently (CONNECTION_ERROR, 1).
+    const env = { DOCKER_HOST: 'unix:///nonexistent/docker.sock' };
+    const badBase = await execa(
+      tsx,
+      [path.join(import.meta.dirname, 'cli.ts'), 'build-image', '--base-image', 'Bad Name'],
+      { reject: false, env },
+    );
+    expect(badBase.exitCode).toBe(2);
+    expect(badBase.stdout).toBe('');
+    expect(badBase.stderr).toContain(
+      'agent-workspace-docker [INVALID_ARGUMENT]: --base-image is not a valid image reference ("Bad Name"): it contains whitespace',
+    );
+    const badTag = await runCli('build-base-image', '--tag', 'Upper/Case');
+    expect(badTag.exitCode).toBe(2);
+    expect(badTag.stderr).toContain('--tag is not a valid image reference ("Upper/Case")');
+  });
 });

@@ -6,13 +6,18 @@ import { createProgressPrinter } from './cli/progress-printer.js';
 import { buildAgentServerImage } from './image/build-agent-server-image.js';
 import { buildBaseImage } from './image/build-base-image.js';
 
+/** ` [CODE]` of a `WorkspaceError`, for the message line; empty for anything else. */
+function codeOf(error: unknown): string {
+  return WorkspaceError.isInstance(error) ? ` [${error.code}]` : '';
+}
+
 /** `agent-workspace-docker`: builds the base and agent-server images; prints the image name. */
 async function main(): Promise<number> {
   let command: CliCommand;
   try {
     command = parseCliArgs(process.argv.slice(2));
   } catch (error) {
-    process.stderr.write(`agent-workspace-docker: ${(error as Error).message}\n`);
+    process.stderr.write(`agent-workspace-docker${codeOf(error)}: ${(error as Error).message}\n`);
     process.stderr.write("Run 'agent-workspace-docker --help' for usage.\n");
     return 2;
   }
@@ -46,8 +51,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     printer.close();
-    const code = WorkspaceError.isInstance(error) ? ` [${error.code}]` : '';
-    process.stderr.write(`agent-workspace-docker${code}: ${(error as Error).message}\n`);
+    process.stderr.write(`agent-workspace-docker${codeOf(error)}: ${(error as Error).message}\n`);
     return controller.signal.aborted ? 130 : 1;
   }
 }

@@ -138,8 +138,6 @@ export {
   errorEnvelopeSchema,
 } from './models/error-envelope.js';
 export {
-  EXEC_STREAM_CAPABILITY,
-  EXEC_STREAM_PATH,
   type ExecClientFrameWire,
   type ExecServerFrameWire,
   type ExecSignal,
@@ -233,4 +231,10 @@ export {
   conversationPath,
   SESSION_API_KEY_HEADER,
 } from './wire/agent-server-routes.js';
+export { EXEC_STREAM_CAPABILITY, EXEC_STREAM_PATH } from './wire/exec-stream.js';
+export {
+  GIT_CHANGES_TRUNCATED_HEADER,
+  GIT_CHANGES_TRUNCATIONS,
+  type GitChangesTruncation,
+} from './wire/git-changes-truncation.js';
 export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';

@@ -95,12 +95,13 @@ export class ServerProcess {
       options.workingDir,
       '--runtime-dir',
       options.runtimeDir,
-      ...(key === null ? [] : ['--session-api-key', key]),
       ...(options.flags ?? []),
     ];
     const env = { ...process.env };
-    // The server must not pick up keys of the environment it runs in.
+    // The key goes where the README says it should (not the command line); the server must not
+    // pick up keys of the environment it runs in.
     delete env.SESSION_API_KEY;
+    if (key !== null) env.SESSION_API_KEY = key;
     const child =
       options.maxOpenFiles === undefined
         ? spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })

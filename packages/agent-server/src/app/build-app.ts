@@ -1,4 +1,8 @@
-import { httpErrorBody, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
+import {
+  GIT_CHANGES_TRUNCATED_HEADER,
+  httpErrorBody,
+  SESSION_API_KEY_HEADER,
+} from '@agent-workspace/protocol';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -23,6 +27,7 @@ import { errorHandler } from './error-handler.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
 import { registerJsonBodyParser } from './parse-json-body.js';
 import { clientErrorHandler, frameworkErrors } from './protocol-errors.js';
+import { redactRequestUrl } from './redact-request-url.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
@@ -55,7 +60,19 @@ const HEADERS_TIMEOUT_MS = 30_000;
 export async function buildApp(context: ServerContext): Promise<FastifyInstance> {
   const { options } = context;
   const app = Fastify({
-    logger: { level: options.logLevel },
+    logger: {
+      level: options.logLevel,
+      // Fastify's request fields, with the deprecated `?session_api_key=` value hidden.
+      serializers: {
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: redactRequestUrl(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
+    },
     logController: new LogController({
       disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
     }),
@@ -79,6 +96,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   const dockerHostAddr = process.env.DOCKER_HOST_ADDR;
   await app.register(cors, {
     credentials: true,
+    exposedHeaders: [GIT_CHANGES_TRUNCATED_HEADER],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     origin: (origin, callback) => {
       callback(

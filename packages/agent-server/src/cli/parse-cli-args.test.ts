@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliUsageError, parseCliArgs } from './parse-cli-args.js';
+import { CliUsageError, parseCliArgs, SESSION_API_KEY_FLAG_WARNING } from './parse-cli-args.js';
 
 describe('parseCliArgs', () => {
   let dir: string;
@@ -24,6 +24,7 @@ describe('parseCliArgs', () => {
         allowCorsOrigins: [],
         extensions: true,
       },
+      warnings: [],
     });
   });
 
@@ -71,7 +72,19 @@ describe('parseCliArgs', () => {
         allowCorsOrigins: ['https://app.example.com', 'https://other.example.com'],
         extensions: false,
       },
+      warnings: [SESSION_API_KEY_FLAG_WARNING],
     });
+  });
+
+  it('warns once about keys on the command line, never about keys in the environment', () => {
+    const fromEnvironment = parseCliArgs([], { SESSION_API_KEY: 'env-key' });
+    expect(fromEnvironment).toMatchObject({
+      options: { sessionApiKeys: ['env-key'] },
+      warnings: [],
+    });
+    const fromFlags = parseCliArgs(['--session-api-key', 'key-a', '--session-api-key=key-b'], {});
+    expect(fromFlags).toMatchObject({ warnings: [SESSION_API_KEY_FLAG_WARNING] });
+    expect(SESSION_API_KEY_FLAG_WARNING).toContain('SESSION_API_KEY in the environment');
   });
 
   it('reads the limits and the sandbox flags', () => {
@@ -90,6 +103,14 @@ describe('parseCliArgs', () => {
         '2.5',
         '--orphaned-command-grace-seconds',
         '0',
+        '--git-search-max-depth',
+        '3',
+        '--git-search-max-repositories',
+        '10',
+        '--git-search-max-directories',
+        '500',
+        '--git-search-timeout-seconds',
+        '0.5',
         '--runtime-dir',
         'runtime',
         '--sandbox',
@@ -110,6 +131,10 @@ describe('parseCliArgs', () => {
         requestTimeoutSeconds: 90,
         bodyIdleTimeoutSeconds: 2.5,
         orphanedCommandGraceSeconds: 0,
+        gitSearchMaxDepth: 3,
+        gitSearchMaxRepositories: 10,
+        gitSearchMaxDirectories: 500,
+        gitSearchTimeoutSeconds: 0.5,
         runtimeDir: path.resolve('runtime'),
         sandbox: {
           network: false,

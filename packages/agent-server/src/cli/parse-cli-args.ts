@@ -3,11 +3,18 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentServerOptions, logLevelSchema } from '../agent-server-options.js';
 
-/** What the command line asks for. */
+/**
+ * What the command line asks for. `warnings` of `serve` are for standard error (one line each,
+ * before the server starts); none of them contains a key.
+ */
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'serve'; options: AgentServerOptions };
+  | { kind: 'serve'; options: AgentServerOptions; warnings: string[] };
+
+/** The warning of a key given with `--session-api-key`: the flag shows it to every `ps`. */
+export const SESSION_API_KEY_FLAG_WARNING =
+  '--session-api-key exposes the key in the process list (ps, /proc/<pid>/cmdline); set SESSION_API_KEY in the environment instead';
 
 /** A bad flag or value; the message names the flag. The CLI prints it and exits with 2. */
 export class CliUsageError extends Error {
@@ -26,7 +33,9 @@ Options:
   --host <host>                Interface to listen on (default 127.0.0.1)
   --port <port>                Port to listen on, 0 picks a free one (default 8000)
   --working-dir <dir>          Default cwd and base of relative paths (default: cwd)
-  --session-api-key <key>      Accepted X-Session-API-Key; repeatable (default: no auth)
+  --session-api-key <key>      Another accepted X-Session-API-Key; repeatable. Prefer the
+                               SESSION_API_KEY variable: a flag shows the key to anyone who
+                               can list processes (default: no auth)
   --state-dir <dir>            Where bash event history is persisted (default: memory only)
   --log-level <level>          fatal, error, warn, info, debug, trace or silent (default info)
   --confine-to-working-dir     Reject file, git and cwd paths outside the working directory
@@ -46,13 +55,18 @@ Options:
   --request-timeout-seconds <s>  Longest a whole request may take to arrive (default 600)
   --body-idle-timeout-seconds <s>  Longest a request body may stall (default 30)
   --orphaned-command-grace-seconds <s>  How long a command whose client left runs on (default 60)
+  --git-search-max-depth <n>   How deep /api/git/changes looks for nested repositories (default 6)
+  --git-search-max-repositories <n>  Most nested repositories it scans (default 100)
+  --git-search-max-directories <n>  Most directories it reads looking for them (default 20000)
+  --git-search-timeout-seconds <s>  Longest it looks for and scans them (default 5)
   --allow-cors-origin <origin> Extra CORS origin besides localhost; repeatable
   --no-extensions              Serve and announce only the plain OpenHands protocol
   -h, --help                   Show this help
   -v, --version                Show the version
 
 Environment:
-  SESSION_API_KEY, OH_SESSION_API_KEYS_<n>   More accepted session API keys
+  SESSION_API_KEY                            An accepted X-Session-API-Key (preferred to the flag)
+  OH_SESSION_API_KEYS_<n>                    More accepted session API keys
   OH_ALLOW_CORS_ORIGINS_<n>                  More CORS origins
   DOCKER_HOST_ADDR                           A host whose origins CORS always allows
   AGENT_SERVER_BUILD_GIT_SHA, AGENT_SERVER_BUILD_GIT_REF   Reported by /server_info
@@ -111,12 +125,13 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     throw new CliUsageError(`--log-level must be one of ${levels}, got '${logLevel}'`);
   }
   const stateDir = values['state-dir'];
+  const flagKeys = values['session-api-key'] ?? [];
   const options: AgentServerOptions = {
     host: nonEmpty('--host', values.host ?? '127.0.0.1'),
     port: integerFlag('--port', values.port ?? '8000', 0, 65_535),
     workingDir,
     sessionApiKeys: [
-      ...(values['session-api-key'] ?? []).map((key) => nonEmpty('--session-api-key', key)),
+      ...flagKeys.map((key) => nonEmpty('--session-api-key', key)),
       ...(env.SESSION_API_KEY ? [env.SESSION_API_KEY] : []),
       ...indexedEnv(env, 'OH_SESSION_API_KEYS_'),
     ],
@@ -160,7 +175,11 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     const value = values[flag];
     if (value !== undefined) options[key] = secondsFlag(`--${flag}`, value);
   }
-  return { kind: 'serve', options };
+  return {
+    kind: 'serve',
+    options,
+    warnings: flagKeys.length > 0 ? [SESSION_API_KEY_FLAG_WARNING] : [],
+  };
 }
 
 /** Integer flags and the options they set. */
@@ -170,6 +189,9 @@ const INTEGER_FLAGS = [
   ['max-concurrent-commands', 'maxConcurrentCommands'],
   ['max-command-history-bytes', 'maxCommandHistoryBytes'],
   ['max-history-bytes', 'bashEventMaxBytes'],
+  ['git-search-max-depth', 'gitSearchMaxDepth'],
+  ['git-search-max-repositories', 'gitSearchMaxRepositories'],
+  ['git-search-max-directories', 'gitSearchMaxDirectories'],
 ] as const;
 
 /** Flags in seconds and the options they set. */
@@ -177,6 +199,7 @@ const SECONDS_FLAGS = [
   ['request-timeout-seconds', 'requestTimeoutSeconds'],
   ['body-idle-timeout-seconds', 'bodyIdleTimeoutSeconds'],
   ['orphaned-command-grace-seconds', 'orphanedCommandGraceSeconds'],
+  ['git-search-timeout-seconds', 'gitSearchTimeoutSeconds'],
 ] as const;
 
 /** Parses a number of seconds (fractions allowed, not negative). */
@@ -222,6 +245,10 @@ function parse(args: readonly string[]) {
       'request-timeout-seconds': { type: 'string' },
       'body-idle-timeout-seconds': { type: 'string' },
       'orphaned-command-grace-seconds': { type: 'string' },
+      'git-search-max-depth': { type: 'string' },
+      'git-search-max-repositories': { type: 'string' },
+      'git-search-max-directories': { type: 'string' },
+      'git-search-timeout-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

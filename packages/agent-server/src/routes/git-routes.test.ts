@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { GIT_CHANGES_TRUNCATED_HEADER } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConfinedTestServer,
@@ -55,6 +56,7 @@ describe('git routes', () => {
     it('lists changes of an absolute path', async () => {
       const response = await get('changes', { path: repo });
       expect(response.status).toBe(200);
+      expect(response.headers.has(GIT_CHANGES_TRUNCATED_HEADER)).toBe(false);
       expect(await response.json()).toEqual(changes);
     });
 
@@ -137,6 +139,39 @@ describe('git routes', () => {
       expect(await response.json()).toMatchObject({
         detail: [{ type: 'string_pattern_mismatch', loc: ['query', 'commit'], input: 'xyz' }],
       });
+    });
+  });
+
+  describe('with bounds on the nested-repository search', () => {
+    let bounded: TestServer;
+    const changesOf = (target: string) =>
+      fetch(`${bounded.url}/api/git/changes?${new URLSearchParams({ path: target })}`);
+
+    beforeAll(async () => {
+      bounded = await startTestServer({ gitSearchMaxRepositories: 1, gitSearchMaxDepth: 2 });
+      for (const relative of ['wide/one', 'wide/two', 'deep/a/b/c']) {
+        const dir = path.join(bounded.dir, relative);
+        await mkdir(dir, { recursive: true });
+        await git(dir, 'init', '-q');
+        await writeFile(path.join(dir, 'file.txt'), `${relative}\n`);
+      }
+    });
+    afterAll(() => bounded.close());
+
+    it('answers the changes found, with the header naming the bound that stopped the search', async () => {
+      const wide = await changesOf('wide');
+      expect(wide.status).toBe(200);
+      expect(wide.headers.get(GIT_CHANGES_TRUNCATED_HEADER)).toBe('repositories');
+      expect(await wide.json()).toEqual([{ status: 'ADDED', path: 'one/file.txt' }]);
+      const deep = await changesOf('deep');
+      expect(deep.headers.get(GIT_CHANGES_TRUNCATED_HEADER)).toBe('depth');
+      expect(await deep.json()).toEqual([]);
+    });
+
+    it('answers without the header when the search was complete', async () => {
+      const response = await changesOf('wide/two');
+      expect(response.headers.has(GIT_CHANGES_TRUNCATED_HEADER)).toBe(false);
+      expect(await response.json()).toEqual([{ status: 'ADDED', path: 'file.txt' }]);
     });
   });
 

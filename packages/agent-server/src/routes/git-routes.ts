@@ -1,8 +1,15 @@
-import { readGitChanges, readGitDiff, WorkspaceError } from '@agent-workspace/core';
+import {
+  type ReadGitChangesOptions,
+  readGitChanges,
+  readGitDiff,
+  WorkspaceError,
+} from '@agent-workspace/core';
 import { type DirectoryHandle, openDirectory, PROC_FD_WALKS } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
   clientPathSchema,
+  GIT_CHANGES_TRUNCATED_HEADER,
+  type GitChangesTruncation,
   gitChangeWireSchema,
   gitDiffWireSchema,
 } from '@agent-workspace/protocol';
@@ -64,6 +71,20 @@ function confineTo(context: ServerContext): string | undefined {
   return context.options.confineToWorkingDir ? context.paths.rootRealPath : undefined;
 }
 
+/** The server's bounds of the nested-repository search (core's defaults where unset). */
+function searchLimits(context: ServerContext): ReadGitChangesOptions['searchLimits'] {
+  const { options } = context;
+  return {
+    maxDepth: options.gitSearchMaxDepth,
+    maxRepositories: options.gitSearchMaxRepositories,
+    maxDirectories: options.gitSearchMaxDirectories,
+    timeoutMs:
+      options.gitSearchTimeoutSeconds === undefined
+        ? undefined
+        : options.gitSearchTimeoutSeconds * 1000,
+  };
+}
+
 /**
  * The path git and the file reads work with for a directory opened through the walker: on Linux
  * without a sandbox the open directory itself (`/proc/self/fd/<fd>`, which child processes enter
@@ -77,8 +98,10 @@ function workPath(directory: DirectoryHandle, context: ServerContext): string {
  * Registers OpenHands' `GET /api/git/changes` and `GET /api/git/diff`, backed by core's
  * `readGitChanges` / `readGitDiff`. Unlike OpenHands, a relative `path` resolves against the
  * working directory (not the server's cwd) and is resolved race-free through `context.paths`,
- * so confinement gives 403; git runs in the command sandbox when the server has one. Both count
- * as activity for `idle_time`.
+ * so confinement gives 403; git runs in the command sandbox when the server has one. The search
+ * for nested repositories is bounded by the server's `gitSearch*` options; when it stops at a
+ * bound, the changes found are answered with {@link GIT_CHANGES_TRUNCATED_HEADER} naming it.
+ * Both count as activity for `idle_time`.
  */
 export function registerGitRoutes(scope: FastifyInstance, context: ServerContext): void {
   const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -89,11 +112,12 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
+        description: `Changes against a base ref, nested repositories included. When the search for nested repositories stops at a bound (depth, repositories, directories, time), the answer carries the header ${GIT_CHANGES_TRUNCATED_HEADER} naming it.`,
         querystring: changesQuerySchema,
         response: { 200: z.array(gitChangeWireSchema) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       context.touch();
       const { path, ref } = request.query;
       let directory: DirectoryHandle;
@@ -104,17 +128,24 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
         if (WorkspaceError.isInstance(error, 'NOT_FOUND')) return [];
         throw gitHttpError(error);
       }
+      let truncation: GitChangesTruncation | undefined;
       try {
-        return await gitRead(
+        const changes = await gitRead(
           () =>
             readGitChanges({
               path: workPath(directory, context),
               sandbox: context.sandbox,
               confineTo: confineTo(context),
+              searchLimits: searchLimits(context),
+              onTruncated: (bound) => {
+                truncation = bound;
+              },
               ...(ref !== undefined && { ref }),
             }),
           directory,
         );
+        if (truncation !== undefined) reply.header(GIT_CHANGES_TRUNCATED_HEADER, truncation);
+        return changes;
       } finally {
         directory.close();
       }

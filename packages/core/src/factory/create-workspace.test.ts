@@ -57,10 +57,23 @@ describe('createWorkspace', () => {
     expect(error.code).toBe('INVALID_CONFIG');
   });
 
-  it('reports an unknown kind with the known ones', async () => {
+  it('reports an unknown kind with the registered ones and how to register it', async () => {
     const error = await rejection(createWorkspace({ kind: 'nope', workingDir }));
     expect(error.code).toBe('UNKNOWN_WORKSPACE_KIND');
-    expect(error.message).toContain('local');
+    expect(error.details.kind).toBe('nope');
+    expect(error.message).toContain('registered kinds: local, remote');
+    expect(error.message).toContain('registerWorkspaceType() before createWorkspace()');
+  });
+
+  it('names the package to import for a kind one of ours registers', async () => {
+    // Core never imports @agent-workspace/docker, so its kind is not registered here.
+    const error = await rejection(createWorkspace({ kind: 'docker', image: 'ubuntu' }));
+    expect(error.code).toBe('UNKNOWN_WORKSPACE_KIND');
+    expect(error.details.kind).toBe('docker');
+    expect(error.message).toContain(
+      `"docker" is registered by @agent-workspace/docker: import '@agent-workspace/docker' first`,
+    );
+    expect(error.message).not.toContain('registerWorkspaceType');
   });
 
   it('validates a remote config and builds a RemoteWorkspace from { host, workingDir }', async () => {

@@ -1,8 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { LocalWorkspace } from '../local/local-workspace.js';
 import { RemoteWorkspace } from '../remote/remote-workspace.js';
 import type { Workspace } from '../workspace/workspace.js';
+import { unknownWorkspaceKindMessage } from './unknown-workspace-kind-message.js';
+import type {
+  localWorkspaceConfigSchema,
+  remoteWorkspaceConfigSchema,
+} from './workspace-config-schemas.js';
 import {
   getWorkspaceType,
   listWorkspaceKinds,
@@ -10,29 +15,8 @@ import {
 } from './workspace-registry.js';
 
 /** Config of a {@link LocalWorkspace}: `{ workingDir }`, `kind` optional. */
-export const localWorkspaceConfigSchema = z.strictObject({
-  kind: z.literal('local').optional(),
-  workingDir: z.string().min(1),
-  maxOutputBytes: z.number().int().positive().optional(),
-  env: z.record(z.string(), z.string()).optional(),
-});
-
-/** Config of a {@link RemoteWorkspace}: `{ host, workingDir, apiKey? }`, `kind` optional. */
-export const remoteWorkspaceConfigSchema = z.strictObject({
-  kind: z.literal('remote').optional(),
-  host: z.url({ protocol: /^https?$/ }),
-  workingDir: z.string().min(1),
-  apiKey: z.string().min(1).optional(),
-  requestTimeoutMs: z.number().positive().optional(),
-  connectTimeoutMs: z.number().positive().optional(),
-  reconnectTimeoutMs: z.number().positive().optional(),
-  maxConnections: z.number().int().positive().optional(),
-  maxOutputBytes: z.number().int().positive().optional(),
-});
-
-/** Config of a local workspace. */
 export type LocalWorkspaceConfig = z.input<typeof localWorkspaceConfigSchema>;
-/** Config of a remote workspace. */
+/** Config of a {@link RemoteWorkspace}: `{ host, workingDir, apiKey? }`, `kind` optional. */
 export type RemoteWorkspaceConfig = z.input<typeof remoteWorkspaceConfigSchema>;
 /** Config of a registered extension type; `kind` picks the type. */
 export interface ExtensionWorkspaceConfig {
@@ -45,7 +29,11 @@ export type WorkspaceConfig =
   | RemoteWorkspaceConfig
   | ExtensionWorkspaceConfig;
 
-function registerBuiltInTypes(): void {
+/** Registers `local` and `remote`, loading their zod schemas only now, at the first build. */
+async function registerBuiltInTypes(): Promise<void> {
+  const { localWorkspaceConfigSchema, remoteWorkspaceConfigSchema } = await import(
+    './workspace-config-schemas.js'
+  );
   if (!getWorkspaceType('local')) {
     registerWorkspaceType({
       kind: 'local',
@@ -68,7 +56,7 @@ function registerBuiltInTypes(): void {
  * `registerWorkspaceType`. Invalid config is an `INVALID_CONFIG` error naming the field.
  */
 export async function createWorkspace(config: WorkspaceConfig): Promise<Workspace> {
-  registerBuiltInTypes();
+  await registerBuiltInTypes();
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new WorkspaceError({ code: 'INVALID_CONFIG', message: 'config must be an object' });
   }
@@ -85,7 +73,7 @@ export async function createWorkspace(config: WorkspaceConfig): Promise<Workspac
   if (!type) {
     throw new WorkspaceError({
       code: 'UNKNOWN_WORKSPACE_KIND',
-      message: `no workspace type of kind "${kind}" is registered (known: ${listWorkspaceKinds().join(', ')})`,
+      message: unknownWorkspaceKindMessage({ kind, registered: listWorkspaceKinds() }),
       details: { kind },
     });
   }

@@ -1,12 +1,13 @@
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { GitChange } from '@agent-workspace/protocol';
+import type { GitChange, GitChangesTruncation } from '@agent-workspace/protocol';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { CommandSandbox } from '../workspace/command-sandbox.js';
 import { assertRepositoryInside } from './assert-repository-inside.js';
 import { findRepositories } from './find-repositories.js';
 import { parseNameStatus, splitNul } from './parse-name-status.js';
+import { RepositorySearch, type RepositorySearchLimits } from './repository-search.js';
 import { resolveBaseRef, validateBaseOptions } from './resolve-base-ref.js';
 import {
   type GitPlace,
@@ -39,6 +40,18 @@ export interface ReadGitChangesOptions {
    * alternates lie outside it are `FORBIDDEN`, and git never looks above it for a repository.
    */
   confineTo?: string | undefined;
+  /**
+   * Bounds of the search for nested repositories: depth, repositories scanned, directories read
+   * and time. Each one left out is its `DEFAULT_REPOSITORY_SEARCH_LIMITS` value (6 levels, 100
+   * repositories, 20 000 directories, 5 s).
+   */
+  searchLimits?: Partial<RepositorySearchLimits> | undefined;
+  /**
+   * Called once, before the result is returned, when the search for nested repositories stopped
+   * at one of `searchLimits`: with the bound (`time`, `repositories` or `directories` when one of
+   * them ended the search, else `depth`). The result then holds what was found until then.
+   */
+  onTruncated?: ((truncation: GitChangesTruncation) => void) | undefined;
 }
 
 /**
@@ -52,15 +65,18 @@ export interface ReadGitChangesOptions {
  *   type changes and unmerged paths `UPDATED`. Untracked, non-ignored files are `ADDED`.
  * - Base: `ref` when given, else the display policy of {@link resolveBaseRef}; an unborn branch
  *   compares against the empty tree, so every file is `ADDED`.
- * - Nested repositories at any depth (found in git's untracked listing, where they show as
- *   `dir/`, and as `.git` entries above reported paths) are scanned on their own and their
- *   entries prefixed with their directory; the parent's entries inside them are dropped
- *   (matching whole path segments, so a nested `foo` never hides `foobar/x`). Nested
- *   repositories inside ignored directories are not scanned. Submodules and other gitlinks are reported as the parent sees
+ * - Nested repositories (found in git's untracked listing, where they show as `dir/`, and as
+ *   `.git` entries above reported paths) are scanned on their own and their entries prefixed
+ *   with their directory; the parent's entries inside them are dropped (matching whole path
+ *   segments, so a nested `foo` never hides `foobar/x`). Nested repositories inside ignored
+ *   directories are not scanned. Submodules and other gitlinks are reported as the parent sees
  *   them (one `UPDATED`/`ADDED`/`DELETED` entry for the submodule path), not scanned inside.
- * - A directory that is not in a work tree is searched for repositories (any depth, no symlinks
- *   followed); with none below, the result is `[]`. A missing `path` also gives `[]`; a `path`
- *   that is not a directory is `INVALID_ARGUMENT`.
+ * - A directory that is not in a work tree is searched for repositories (level by level, no
+ *   symlinks followed); with none below, the result is `[]`. A missing `path` also gives `[]`; a
+ *   `path` that is not a directory is `INVALID_ARGUMENT`.
+ * - The search for nested repositories is bounded by `searchLimits` (depth, repositories,
+ *   directories, time); when it stops at one, the changes found so far are returned and
+ *   `onTruncated` says which bound it was. A bad limit is `INVALID_ARGUMENT`.
  * - When `ref` does not resolve in a nested repository, that repository is skipped; elsewhere it
  *   is a `GIT_ERROR`, as is any other git failure (git's standard error is in the message).
  * - Each git call is bounded by 30 s; nothing is written to the repository (no optional locks).
@@ -71,36 +87,43 @@ export async function readGitChanges(options: ReadGitChangesOptions): Promise<Gi
     throw invalidArgument('path', `must be an absolute path, got ${JSON.stringify(target)}`);
   }
   validateBaseOptions(ref, undefined);
+  const search = new RepositorySearch(options.searchLimits, signal);
   const stats = await stat(target).catch(() => undefined);
   if (stats === undefined) return [];
   if (!stats.isDirectory()) throw invalidArgument('path', `must be a directory: ${target}`);
 
   const unique = new Map<string, GitChange>();
-  for (const change of await collect(target, ref, false, { signal, sandbox, confineTo })) {
+  const scan: Scan = { ref, git: { signal, sandbox, confineTo }, search };
+  for (const change of await collect(target, 0, scan)) {
     if (!unique.has(change.path)) unique.set(change.path, change);
   }
+  if (search.truncated !== undefined) options.onTruncated?.(search.truncated);
   return [...unique.values()].sort((a, b) =>
     Buffer.compare(Buffer.from(a.path, 'utf8'), Buffer.from(b.path, 'utf8')),
   );
 }
 
-/** How git runs for every directory of one scan. */
-type ScanOptions = Omit<GitPlace, 'cwd'>;
+/** One `readGitChanges` call: its base ref, how git runs, and the bounded search. */
+interface Scan {
+  ref: string | undefined;
+  /** How git runs for the directory asked about; nested ones run under the search's signal. */
+  git: Omit<GitPlace, 'cwd'>;
+  search: RepositorySearch;
+}
 
-/** Changes under `dir`, relative to it, including those of repositories nested below. */
-async function collect(
-  dir: string,
-  ref: string | undefined,
-  nested: boolean,
-  scan: ScanOptions,
-): Promise<GitChange[]> {
-  const { signal } = scan;
-  const git: GitPlace = { ...scan, cwd: dir };
+/**
+ * Changes under `dir` (`depth` segments below the directory asked about, 0 for that one),
+ * relative to it, including those of repositories nested below.
+ */
+async function collect(dir: string, depth: number, scan: Scan): Promise<GitChange[]> {
+  const { ref, search } = scan;
+  const nested = depth > 0;
+  const git: GitPlace = { ...scan.git, ...(nested && { signal: search.signal }), cwd: dir };
   const probeArgs = ['rev-parse', '--is-inside-work-tree'];
   const probe = await runGit(probeArgs, git);
   if (probe.exitCode !== 0) {
     if (!isNotRepositoryError(probe.stderr)) throw gitFailure(probeArgs, probe);
-    return collectNested(dir, await findRepositories(dir, signal), ref, scan);
+    return collectNested(dir, depth, await findRepositories(dir, search, depth), scan);
   }
   // "false" inside a .git directory or a bare repository: there is no work tree to report.
   if (stripFinalNewline(probe.stdout) !== 'true') return [];
@@ -129,11 +152,11 @@ async function collect(
     if (entry.endsWith('/')) repositories.push(entry.slice(0, -1));
     else changes.push({ status: 'ADDED', path: entry });
   }
-  repositories.push(...(await repositoriesAbove(dir, changes, signal)));
+  repositories.push(...(await repositoriesAbove(dir, changes, search)));
   const own = changes.filter(
     (change) => !repositories.some((repository) => isSameOrInside(change.path, repository)),
   );
-  return [...own, ...(await collectNested(dir, repositories, ref, scan))];
+  return [...own, ...(await collectNested(dir, depth, repositories, scan))];
 }
 
 /**
@@ -143,7 +166,7 @@ async function collect(
 async function repositoriesAbove(
   dir: string,
   changes: readonly GitChange[],
-  signal: AbortSignal | undefined,
+  search: RepositorySearch,
 ): Promise<string[]> {
   const ancestors = new Set<string>();
   for (const change of changes) {
@@ -155,22 +178,39 @@ async function repositoriesAbove(
   const found: string[] = [];
   // Shorter paths first, so a repository inside a found one is left to the recursion.
   for (const ancestor of [...ancestors].sort((a, b) => a.length - b.length)) {
-    if (signal?.aborted) break;
     if (found.some((repository) => isSameOrInside(ancestor, repository))) continue;
+    search.throwIfAborted();
+    if (!search.visitDirectory()) break;
     if (await lstat(path.join(dir, ancestor, '.git')).catch(() => undefined)) found.push(ancestor);
   }
   return found;
 }
 
+/**
+ * Changes of the repositories below `dir` (itself `depth` segments deep), prefixed with their
+ * directory, as far as the search's bounds allow.
+ */
 async function collectNested(
   dir: string,
+  depth: number,
   repositories: readonly string[],
-  ref: string | undefined,
-  scan: ScanOptions,
+  scan: Scan,
 ): Promise<GitChange[]> {
+  const { search } = scan;
   const changes: GitChange[] = [];
   for (const repository of repositories) {
-    const inner = await collect(path.join(dir, repository), ref, true, scan);
+    const repositoryDepth = depth + repository.split('/').length;
+    if (!search.enterRepository(repositoryDepth)) {
+      if (search.ended) break;
+      continue;
+    }
+    let inner: GitChange[];
+    try {
+      inner = await collect(path.join(dir, repository), repositoryDepth, scan);
+    } catch (error) {
+      if (search.timedOut(error)) break;
+      throw error;
+    }
     for (const change of inner) {
       changes.push({ status: change.status, path: `${repository}/${change.path}` });
     }

@@ -1,11 +1,8 @@
 import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import type { Writable } from 'node:stream';
-import {
-  type CommandResult,
-  checkCommandEnvironment,
-  checkCommandText,
-} from '@agent-workspace/protocol';
+import type { CommandResult } from '@agent-workspace/protocol';
+import { checkCommandEnvironment, checkCommandText } from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';

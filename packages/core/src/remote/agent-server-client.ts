@@ -2,12 +2,10 @@ import { errorEnvelopeSchema, SESSION_API_KEY_HEADER } from '@agent-workspace/pr
 import { type Dispatcher, type FormData, Pool } from 'undici';
 import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
-import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { agentServerBaseUrl } from './agent-server-base-url.js';
 import { httpStatusError } from './http-status-error.js';
 import { transportError } from './transport-error.js';
-
-/** Header carrying the session API key. */
 
 /** Longest error body kept in a message. */
 const MAX_DETAIL_CHARS = 2_000;
@@ -60,20 +58,12 @@ export class AgentServerClient {
   readonly #hasApiKey: boolean;
 
   constructor(options: AgentServerClientOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.host);
-    } catch (error) {
-      throw invalidArgument('host', `must be an http(s) URL, got "${options.host}" (${error})`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw invalidArgument('host', `must be an http(s) URL, got "${options.host}"`);
-    }
-    this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.host = `${url.origin}${this.#basePath}`;
+    const { origin, basePath, host } = agentServerBaseUrl(options.host);
+    this.#basePath = basePath;
+    this.host = host;
     this.#hasApiKey = options.apiKey !== undefined;
     this.#headers = options.apiKey ? { [SESSION_API_KEY_HEADER]: options.apiKey } : {};
-    this.#pool = new Pool(url.origin, {
+    this.#pool = new Pool(origin, {
       connections: options.maxConnections,
       connect: { timeout: options.connectTimeoutMs },
       headersTimeout: options.requestTimeoutMs,

@@ -1,41 +1,23 @@
-import { setMaxListeners } from 'node:events';
-import {
-  AGENT_SERVER_ROUTES,
-  type CommandResult,
-  EXEC_STREAM_CAPABILITY,
-  EXEC_STREAM_PATH,
-  type FileOperationResult,
-  type GitChange,
-  type GitDiff,
-  gitChangeWireSchema,
-  gitDiffWireSchema,
-  type ServerInfo,
-  serverInfoFromWire,
+import type {
+  CommandResult,
+  FileOperationResult,
+  GitChange,
+  GitDiff,
+  ServerInfo,
 } from '@agent-workspace/protocol';
-import { z } from 'zod';
-import { abortedError } from '../errors/aborted-error.js';
 import { positiveOption } from '../errors/positive-option.js';
-import { WorkspaceError } from '../errors/workspace-error.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
 import {
   type AgentServerEndpoint,
   agentServerEndpoint,
 } from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
-import { AgentServerClient } from './agent-server-client.js';
+import { agentServerBaseUrl } from './agent-server-base-url.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
-import { downloadRemoteFile } from './download-remote-file.js';
-import { ExecConnection } from './exec-connection.js';
-import { remoteGit } from './remote-git.js';
-import { retryWhenBusy } from './retry-when-busy.js';
-import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
-import { runStreamedCommand } from './run-streamed-command.js';
-import { uploadRemoteFile } from './upload-remote-file.js';
+import type { RemoteTransport, RemoteTransportOptions } from './remote-transport.js';
 
 /** Re-exported: core's index and callers take it from here. */
 export { CLIENT_TIMEOUT_GRACE_MS };
-
-const gitChangesSchema = z.array(gitChangeWireSchema);
 
 /** Options of {@link RemoteWorkspace}. */
 export interface RemoteWorkspaceOptions {
@@ -72,8 +54,9 @@ export interface RemoteWorkspaceOptions {
  * - **Errors**: a non-zero exit is a result; an unreachable server is `CONNECTION_ERROR`, a
  *   rejected key `AUTHENTICATION_ERROR`, a 5xx `SERVER_ERROR`, a malformed answer
  *   `PROTOCOL_ERROR` — never a fake exit code.
- * - **Files** stream both ways (see {@link uploadRemoteFile}, {@link downloadRemoteFile}).
+ * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`).
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
+ * - The HTTP and websocket clients and the wire schemas load on first use, not on import.
  *
  * @example
  * ```ts
@@ -89,53 +72,38 @@ export class RemoteWorkspace extends BaseWorkspace {
   readonly kind = 'remote';
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
-  readonly #client: AgentServerClient;
   /** Private, so inspecting or logging the workspace does not print the key. */
   readonly #apiKey: string | undefined;
-  readonly #execConnection: ExecConnection;
-  readonly #connectTimeoutMs: number;
-  readonly #reconnectTimeoutMs: number;
-  readonly #maxOutputBytes: number;
-  /** Aborted by `close()`, with a `WORKSPACE_CLOSED` reason. */
-  readonly #closing = new AbortController();
-  /** Commands and kills in flight; `close()` waits for them to wind down. */
-  readonly #inFlight = new Set<Promise<unknown>>();
-  #capabilities: Promise<readonly string[]> | undefined;
-  /** State of the polled mode, shared by its commands. */
-  readonly #polled: PolledCommandState = { integerTimeouts: false };
+  readonly #transportOptions: RemoteTransportOptions;
+  #transport: Promise<RemoteTransport> | undefined;
 
   constructor(options: RemoteWorkspaceOptions) {
     super({ workingDir: options.workingDir });
     this.#apiKey = options.apiKey;
     const requestTimeoutMs = positiveOption(options.requestTimeoutMs, 60_000, 'requestTimeoutMs');
-    this.#connectTimeoutMs = positiveOption(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
-    this.#reconnectTimeoutMs = positiveOption(
+    const connectTimeoutMs = positiveOption(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
+    const reconnectTimeoutMs = positiveOption(
       options.reconnectTimeoutMs,
       30_000,
       'reconnectTimeoutMs',
     );
-    this.#maxOutputBytes = positiveOption(
+    const maxOutputBytes = positiveOption(
       options.maxOutputBytes,
       DEFAULT_MAX_OUTPUT_BYTES,
       'maxOutputBytes',
     );
-    this.#client = new AgentServerClient({
-      host: options.host,
+    const maxConnections = positiveOption(options.maxConnections, 32, 'maxConnections');
+    this.host = agentServerBaseUrl(options.host).host;
+    this.#transportOptions = {
+      host: this.host,
+      workingDir: this.workingDir,
       apiKey: options.apiKey,
       requestTimeoutMs,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      maxConnections: positiveOption(options.maxConnections, 32, 'maxConnections'),
-    });
-    this.host = this.#client.host;
-    this.#execConnection = new ExecConnection({
-      url: this.#client.websocketUrl(EXEC_STREAM_PATH),
-      host: this.host,
-      apiKey: options.apiKey,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      reconnectTimeoutMs: this.#reconnectTimeoutMs,
-    });
-    // Every running command listens on this signal.
-    setMaxListeners(0, this.#closing.signal);
+      connectTimeoutMs,
+      reconnectTimeoutMs,
+      maxConnections,
+      maxOutputBytes,
+    };
   }
 
   /** The agent-server this workspace talks to; the key is a non-enumerable property. */
@@ -147,145 +115,53 @@ export class RemoteWorkspace extends BaseWorkspace {
   /** Fetches `GET /server_info` (never cached). */
   async serverInfo(): Promise<ServerInfo> {
     this.assertOpen();
-    return this.#fetchServerInfo();
+    return (await this.#connect()).serverInfo();
   }
 
   /** True when `GET /health` answers 2xx within the connect timeout; never throws for that. */
   async alive(): Promise<boolean> {
     this.assertOpen();
-    const signal = AbortSignal.any([
-      this.#closing.signal,
-      AbortSignal.timeout(this.#connectTimeoutMs),
-    ]);
-    try {
-      const reply = await this.#client.call({
-        method: 'GET',
-        path: AGENT_SERVER_ROUTES.health,
-        signal,
-      });
-      return reply.status >= 200 && reply.status <= 299;
-    } catch (error) {
-      if (WorkspaceError.isInstance(error, 'WORKSPACE_CLOSED')) throw error;
-      return false;
-    }
+    return (await this.#connect()).alive();
   }
 
-  protected runCommand(request: CommandRequest): Promise<CommandResult> {
-    // A busy server (429, too many commands) ran nothing: try again within the command's time.
-    return retryWhenBusy(() => this.#runOnce(request), {
-      budgetMs: request.timeoutMs,
-      signal: request.signal
-        ? AbortSignal.any([request.signal, this.#closing.signal])
-        : this.#closing.signal,
-    });
+  protected async runCommand(request: CommandRequest): Promise<CommandResult> {
+    return (await this.#connect()).runCommand(request);
   }
 
-  #runOnce(request: CommandRequest): Promise<CommandResult> {
-    return this.#track(
-      (async () => {
-        const streaming = (await this.#serverCapabilities()).includes(EXEC_STREAM_CAPABILITY);
-        if (request.signal?.aborted) throw abortedError(request.signal);
-        if (this.#closing.signal.aborted) throw this.#closing.signal.reason;
-        if (streaming) {
-          return runStreamedCommand({
-            execConnection: this.#execConnection,
-            request,
-            closing: this.#closing.signal,
-            maxOutputBytes: this.#maxOutputBytes,
-          });
-        }
-        return runPolledCommand({
-          client: this.#client,
-          request,
-          closing: this.#closing.signal,
-          workingDir: this.workingDir,
-          maxOutputBytes: this.#maxOutputBytes,
-          reconnectTimeoutMs: this.#reconnectTimeoutMs,
-          state: this.#polled,
-          track: (work) => this.#track(work),
-        });
-      })(),
-    );
-  }
-
-  protected runFileUpload(
+  protected async runFileUpload(
     sourcePath: string,
     destinationPath: string,
   ): Promise<FileOperationResult> {
-    return uploadRemoteFile({
-      client: this.#client,
-      sourcePath,
-      destinationPath,
-      signal: this.#closing.signal,
-    });
+    return (await this.#connect()).fileUpload(sourcePath, destinationPath);
   }
 
-  protected runFileDownload(
+  protected async runFileDownload(
     sourcePath: string,
     destinationPath: string,
   ): Promise<FileOperationResult> {
-    return downloadRemoteFile({
-      client: this.#client,
-      sourcePath,
-      destinationPath,
-      signal: this.#closing.signal,
-    });
+    return (await this.#connect()).fileDownload(sourcePath, destinationPath);
   }
 
-  protected runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return this.#git(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, (json) =>
-      gitChangesSchema.parse(json),
-    );
+  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
+    return (await this.#connect()).gitChanges(repositoryPath);
   }
 
-  protected runGitDiff(filePath: string): Promise<GitDiff> {
-    return this.#git(AGENT_SERVER_ROUTES.gitDiff, filePath, (json) =>
-      gitDiffWireSchema.parse(json),
-    );
+  protected async runGitDiff(filePath: string): Promise<GitDiff> {
+    return (await this.#connect()).gitDiff(filePath);
   }
 
   protected async runClose(): Promise<void> {
-    this.#closing.abort(
-      new WorkspaceError({
-        code: 'WORKSPACE_CLOSED',
-        message: `the remote workspace at ${this.host} was closed`,
-      }),
+    await (await this.#transport)?.close();
+  }
+
+  /**
+   * The transport (HTTP pool, exec socket, wire schemas), loaded and created on first use: an
+   * application that never talks to a server does not load undici, ws or zod.
+   */
+  #connect(): Promise<RemoteTransport> {
+    this.#transport ??= import('./remote-transport.js').then(
+      ({ RemoteTransport }) => new RemoteTransport(this.#transportOptions),
     );
-    // Aborted commands send their kills before the connections go.
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
-    await this.#execConnection.close();
-    await this.#client.close();
-  }
-
-  /** Capabilities from the first successful `/server_info` (a failure is retried next time). */
-  #serverCapabilities(): Promise<readonly string[]> {
-    if (!this.#capabilities) {
-      const pending = this.#fetchServerInfo().then((info) => info.capabilities);
-      this.#capabilities = pending;
-      pending.catch(() => {
-        if (this.#capabilities === pending) this.#capabilities = undefined;
-      });
-    }
-    return this.#capabilities;
-  }
-
-  #fetchServerInfo(): Promise<ServerInfo> {
-    return this.#client.json(
-      { method: 'GET', path: AGENT_SERVER_ROUTES.serverInfo, signal: this.#closing.signal },
-      serverInfoFromWire,
-    );
-  }
-
-  /** Registers `work` until it settles, so `close()` can wait for it. */
-  #track<T>(work: Promise<T>): Promise<T> {
-    this.#inFlight.add(work);
-    const forget = () => this.#inFlight.delete(work);
-    work.then(forget, forget);
-    return work;
-  }
-
-  /** A git route, cut short by `close()`. */
-  #git<T>(path: string, target: string, parse: (json: unknown) => T): Promise<T> {
-    return remoteGit({ client: this.#client, path, target, parse, signal: this.#closing.signal });
+    return this.#transport;
   }
 }

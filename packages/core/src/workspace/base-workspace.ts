@@ -1,11 +1,11 @@
 import path from 'node:path';
-import {
-  type CommandResult,
-  checkCommandEnvironment,
-  type FileOperationResult,
-  type GitChange,
-  type GitDiff,
+import type {
+  CommandResult,
+  FileOperationResult,
+  GitChange,
+  GitDiff,
 } from '@agent-workspace/protocol';
+import { checkCommandEnvironment } from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { positiveOption } from '../errors/positive-option.js';

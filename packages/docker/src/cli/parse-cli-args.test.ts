@@ -39,4 +39,16 @@ describe('parseCliArgs', () => {
     expect(errorOf(['build-base-image', 'extra']).message).toContain('"extra"');
     expect(errorOf(['build-base-image', '--nope']).message).toContain('--nope');
   });
+
+  it('checks image references with the one validator', () => {
+    expect(errorOf(['build-image', '--base-image', 'Bad Name']).details.field).toBe('--base-image');
+    expect(errorOf(['build-image', '--base-image', 'b', '--tag', 'x:-1']).details.field).toBe(
+      '--tag',
+    );
+    const digestTag = errorOf(['build-base-image', '--tag', `x@sha256:${'a'.repeat(64)}`]);
+    expect(digestTag.message).toContain('a digest (@...) cannot name an image');
+    expect(
+      parseCliArgs(['build-image', '--base-image', `node:20@sha256:${'a'.repeat(64)}`]),
+    ).toMatchObject({ baseImage: `node:20@sha256:${'a'.repeat(64)}` });
+  });
 });

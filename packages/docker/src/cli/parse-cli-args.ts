@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { invalidArgument } from '@agent-workspace/core';
+import { parseImageReference } from '../image/image-reference.js';
 
 /** What the `agent-workspace-docker` command line asks for. */
 export type CliCommand =
@@ -35,7 +36,8 @@ Options:
 
 /**
  * Parses the command line (without `node` and the script). Throws an `INVALID_ARGUMENT`
- * {@link WorkspaceError} naming the flag for unknown commands, flags or missing values.
+ * {@link WorkspaceError} naming the flag for unknown commands, flags, missing values and image
+ * names that are not references by Docker's grammar (`--base-image`, `--tag`).
  */
 export function parseCliArgs(args: readonly string[]): CliCommand {
   let parsed: ReturnType<typeof parse>;
@@ -69,10 +71,12 @@ export function parseCliArgs(args: readonly string[]): CliCommand {
   for (const [flag, value] of Object.entries(values)) {
     if (value === '') throw invalidArgument(`--${flag}`, 'must not be empty');
   }
+  if (values.tag !== undefined) parseImageReference(values.tag, '--tag', { allowDigest: false });
   if (command === 'build-base-image') {
     return { kind: command, suite: values.suite, mirror: values.mirror, tag: values.tag };
   }
   if (values['base-image'] === undefined) throw invalidArgument('--base-image', 'is required');
+  parseImageReference(values['base-image'], '--base-image');
   return { kind: 'build-image', baseImage: values['base-image'], tag: values.tag };
 }
 

@@ -23,10 +23,14 @@ describe('buildAgentServerImage without an engine call', () => {
   });
 
   it('rejects a bad base image or tag, and an aborted signal, before doing anything', async () => {
-    const badBase = await buildAgentServerImage({ baseImage: ' ' }).catch((caught) => caught);
-    expect(WorkspaceError.isInstance(badBase, 'INVALID_ARGUMENT')).toBe(true);
+    for (const baseImage of [' ', 'Bad Name', 'node:-1']) {
+      const badBase = await buildAgentServerImage({ baseImage }).catch((caught) => caught);
+      expect(WorkspaceError.isInstance(badBase, 'INVALID_ARGUMENT'), baseImage).toBe(true);
+      expect(badBase.details.field).toBe('baseImage');
+    }
     const badTag = await buildAgentServerImage({ baseImage: 'base', tag: 'a b' }).catch((e) => e);
     expect(WorkspaceError.isInstance(badTag, 'INVALID_ARGUMENT')).toBe(true);
+    expect(badTag.details.field).toBe('tag');
     const aborted = await buildAgentServerImage({
       baseImage: 'base',
       signal: AbortSignal.abort(),

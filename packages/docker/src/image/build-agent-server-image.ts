@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { abortedError, invalidArgument } from '@agent-workspace/core';
+import { abortedError } from '@agent-workspace/core';
 import Docker from 'dockerode';
 import { pack } from 'tar-fs';
 import { agentServerImageTag } from './agent-server-image-tag.js';
@@ -7,9 +7,10 @@ import { ensureImagePresent } from './ensure-image-present.js';
 import { findImage } from './find-image.js';
 import { followImageStream } from './follow-image-stream.js';
 import type { BuiltImage, ImageProgressListener } from './image-progress.js';
+import { parseImageReference } from './image-reference.js';
 import { readGitRevision } from './read-git-revision.js';
 import { resolveAgentServerPackage } from './resolve-agent-server-package.js';
-import { parseImageReference, tagImage } from './tag-image.js';
+import { tagImage } from './tag-image.js';
 import { toImageError } from './to-image-error.js';
 
 /** Options of {@link buildAgentServerImage}. */
@@ -43,17 +44,17 @@ export interface BuildAgentServerImageOptions {
  * bundle files, base image id). When an image with that tag exists it is returned without
  * building, so this is cheap to call before every use.
  *
- * Throws a `PROVISIONING_ERROR` {@link WorkspaceError} when the bundle is not built, the base
- * image cannot be found or pulled, or the build fails (the message ends with the last build
- * output lines, also in `details.log`); `ABORTED` when `signal` fires.
+ * Throws an `INVALID_ARGUMENT` {@link WorkspaceError} naming `baseImage` or `tag` when it is not
+ * an image reference by Docker's grammar (checked before the engine is called); a
+ * `PROVISIONING_ERROR` when the bundle is not built, the base image cannot be found or pulled,
+ * or the build fails (the message ends with the last build output lines, also in
+ * `details.log`); `ABORTED` when `signal` fires.
  */
 export async function buildAgentServerImage(
   options: BuildAgentServerImageOptions,
 ): Promise<BuiltImage> {
-  if (typeof options.baseImage !== 'string' || options.baseImage.trim() === '') {
-    throw invalidArgument('baseImage', 'must be a non-empty image reference');
-  }
-  if (options.tag !== undefined) parseImageReference(options.tag);
+  parseImageReference(options.baseImage, 'baseImage');
+  if (options.tag !== undefined) parseImageReference(options.tag, 'tag', { allowDigest: false });
   if (options.signal?.aborted) throw abortedError(options.signal);
   try {
     return await buildOrReuse(options, options.docker ?? new Docker());

@@ -7,12 +7,13 @@ import { execa } from 'execa';
 import { baseImageTag } from './base-image-tag.js';
 import { findImage } from './find-image.js';
 import type { BuiltImage, ImageProgressListener } from './image-progress.js';
+import { parseImageReference } from './image-reference.js';
 import { importRootFilesystem } from './import-root-filesystem.js';
 import { readAptMirror } from './read-apt-mirror.js';
 import { readHostSuite } from './read-host-suite.js';
 import { removeRootTree } from './remove-root-tree.js';
 import { runDebootstrap } from './run-debootstrap.js';
-import { parseImageReference, tagImage } from './tag-image.js';
+import { tagImage } from './tag-image.js';
 import { toImageError } from './to-image-error.js';
 
 /** Debian packages of the base image besides minbase (bash is part of minbase). */
@@ -91,10 +92,11 @@ async function assertCanDebootstrap(): Promise<void> {
  * nothing is done, so this is cheap to call before every use.
  *
  * Building needs root and debootstrap (a `PROVISIONING_ERROR` {@link WorkspaceError} says so
- * otherwise). The temporary root file system is always deleted.
+ * otherwise). A `tag` that is not `name[:tag]` by Docker's grammar is `INVALID_ARGUMENT`, before
+ * anything else is done. The temporary root file system is always deleted.
  */
 export async function buildBaseImage(options: BuildBaseImageOptions = {}): Promise<BuiltImage> {
-  if (options.tag !== undefined) parseImageReference(options.tag);
+  if (options.tag !== undefined) parseImageReference(options.tag, 'tag', { allowDigest: false });
   if (options.signal?.aborted) throw abortedError(options.signal);
   try {
     return await buildOrReuse(options, options.docker ?? new Docker());

@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import { type PackOptions, pack } from 'tar-fs';
 import { followImageStream } from './follow-image-stream.js';
 import type { ImageProgressListener } from './image-progress.js';
-import { parseImageReference } from './tag-image.js';
+import { imageNameParts } from './tag-image.js';
 
 /** Options of {@link importRootFilesystem}. */
 export interface ImportRootFilesystemOptions {
@@ -31,7 +31,7 @@ export async function importRootFilesystem(options: ImportRootFilesystemOptions)
   const archive = pack(options.rootDir, packOptions);
   try {
     const stream = await docker.importImage(archive, {
-      ...parseImageReference(options.reference),
+      ...imageNameParts(options.reference, 'reference'),
       changes: [...(options.changes ?? [])],
       abortSignal: signal,
     });

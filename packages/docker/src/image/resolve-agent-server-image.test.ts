@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { resolveTestImage } from '../test-support/resolve-test-image.js';
+import { buildBaseImage } from './build-base-image.js';
 import { resolveAgentServerImage } from './resolve-agent-server-image.js';
 
 /** An engine that does not exist: any call to it fails. */
@@ -10,6 +11,18 @@ describe('image resolution without an engine', () => {
   it('resolveAgentServerImage fails with CONNECTION_ERROR when the engine cannot be reached', async () => {
     await expect(resolveAgentServerImage({ docker: unreachable() })).rejects.toMatchObject({
       code: 'CONNECTION_ERROR',
+    });
+  });
+
+  it('rejects a bad base image or tag with INVALID_ARGUMENT before calling the engine', async () => {
+    const docker = unreachable();
+    await expect(resolveAgentServerImage({ docker, baseImage: 'Bad Name' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'baseImage' },
+    });
+    await expect(buildBaseImage({ docker, tag: 'Upper:Case' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'tag' },
     });
   });
 

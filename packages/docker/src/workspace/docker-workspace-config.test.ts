@@ -31,6 +31,7 @@ describe('DockerWorkspace options', () => {
   const image = 'agent-workspace/agent-server:dev';
   const cases: Array<[string, Record<string, unknown>]> = [
     ['image', { image: '' }],
+    ['image', { image: 'Bad Name' }],
     ['workingDir', { image, workingDir: 'relative' }],
     ['resources.memoryBytes', { image, resources: { memoryBytes: -1 } }],
     ['resources.cpus', { image, resources: { cpus: 0 } }],

@@ -3,6 +3,7 @@ import { WorkspaceError } from '@agent-workspace/core';
 import { environmentNameSchema } from '@agent-workspace/protocol';
 import Docker from 'dockerode';
 import { z } from 'zod';
+import { checkImageReference } from '../image/image-reference.js';
 import { LABEL_PREFIX } from './docker-labels.js';
 
 /** The variable carrying the session key; the workspace sets it (see `sessionApiKey`). */
@@ -59,7 +60,10 @@ export const dockerResourcesSchema = z.strictObject({
 
 /** Every JSON-describable field of {@link DockerWorkspaceOptions}. */
 export const dockerWorkspaceFields = {
-  image: z.string().min(1),
+  image: z.string().superRefine((image, context) => {
+    const problem = checkImageReference(image);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  }),
   workingDir: absolutePosixPath.default('/workspace'),
   env: z.record(environmentName, z.string()).optional(),
   forwardEnv: z.array(environmentName).optional(),

@@ -1,4 +1,4 @@
-import { EXEC_STREAM_PATH } from '../models/exec-stream-frame.js';
+import { EXEC_STREAM_PATH } from './exec-stream.js';
 
 /** Header carrying the session API key on HTTP requests (matched case-insensitively). */
 export const SESSION_API_KEY_HEADER = 'X-Session-API-Key';

@@ -1,0 +1,214 @@
+import { setMaxListeners } from 'node:events';
+import {
+  AGENT_SERVER_ROUTES,
+  type CommandResult,
+  EXEC_STREAM_CAPABILITY,
+  EXEC_STREAM_PATH,
+  type FileOperationResult,
+  type GitChange,
+  type GitDiff,
+  gitChangeWireSchema,
+  gitDiffWireSchema,
+  type ServerInfo,
+  serverInfoFromWire,
+} from '@agent-workspace/protocol';
+import { z } from 'zod';
+import { abortedError } from '../errors/aborted-error.js';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import type { CommandRequest } from '../workspace/base-workspace.js';
+import { AgentServerClient } from './agent-server-client.js';
+import { downloadRemoteFile } from './download-remote-file.js';
+import { ExecConnection } from './exec-connection.js';
+import { remoteGit } from './remote-git.js';
+import { retryWhenBusy } from './retry-when-busy.js';
+import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
+import { runStreamedCommand } from './run-streamed-command.js';
+import { uploadRemoteFile } from './upload-remote-file.js';
+
+const gitChangesSchema = z.array(gitChangeWireSchema);
+
+/** Options of {@link RemoteTransport}: the validated options of a `RemoteWorkspace`. */
+export interface RemoteTransportOptions {
+  /** Base URL of the agent-server, as `agentServerBaseUrl` normalised it. */
+  host: string;
+  /** The workspace's `workingDir`. */
+  workingDir: string;
+  apiKey: string | undefined;
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+  reconnectTimeoutMs: number;
+  maxConnections: number;
+  maxOutputBytes: number;
+}
+
+/**
+ * What a `RemoteWorkspace` does on the wire: the HTTP pool (undici), the exec socket (ws) and
+ * the wire schemas. `RemoteWorkspace` loads this module on first use, so an application that
+ * imports core for a local workspace never loads them.
+ */
+export class RemoteTransport {
+  readonly #options: RemoteTransportOptions;
+  readonly #client: AgentServerClient;
+  readonly #execConnection: ExecConnection;
+  /** Aborted by `close()`, with a `WORKSPACE_CLOSED` reason. */
+  readonly #closing = new AbortController();
+  /** Commands and kills in flight; `close()` waits for them to wind down. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #capabilities: Promise<readonly string[]> | undefined;
+  /** State of the polled mode, shared by its commands. */
+  readonly #polled: PolledCommandState = { integerTimeouts: false };
+
+  constructor(options: RemoteTransportOptions) {
+    this.#options = options;
+    this.#client = new AgentServerClient(options);
+    this.#execConnection = new ExecConnection({
+      url: this.#client.websocketUrl(EXEC_STREAM_PATH),
+      host: options.host,
+      apiKey: options.apiKey,
+      connectTimeoutMs: options.connectTimeoutMs,
+      reconnectTimeoutMs: options.reconnectTimeoutMs,
+    });
+    // Every running command listens on this signal.
+    setMaxListeners(0, this.#closing.signal);
+  }
+
+  /** Fetches `GET /server_info` (never cached). */
+  serverInfo(): Promise<ServerInfo> {
+    return this.#client.json(
+      { method: 'GET', path: AGENT_SERVER_ROUTES.serverInfo, signal: this.#closing.signal },
+      serverInfoFromWire,
+    );
+  }
+
+  /** True when `GET /health` answers 2xx within the connect timeout; never throws for that. */
+  async alive(): Promise<boolean> {
+    const signal = AbortSignal.any([
+      this.#closing.signal,
+      AbortSignal.timeout(this.#options.connectTimeoutMs),
+    ]);
+    try {
+      const reply = await this.#client.call({
+        method: 'GET',
+        path: AGENT_SERVER_ROUTES.health,
+        signal,
+      });
+      return reply.status >= 200 && reply.status <= 299;
+    } catch (error) {
+      if (WorkspaceError.isInstance(error, 'WORKSPACE_CLOSED')) throw error;
+      return false;
+    }
+  }
+
+  /** Runs a command, streamed or polled as the server allows; a busy server is tried again. */
+  runCommand(request: CommandRequest): Promise<CommandResult> {
+    // A busy server (429, too many commands) ran nothing: try again within the command's time.
+    return retryWhenBusy(() => this.#runOnce(request), {
+      budgetMs: request.timeoutMs,
+      signal: request.signal
+        ? AbortSignal.any([request.signal, this.#closing.signal])
+        : this.#closing.signal,
+    });
+  }
+
+  /** Streams a local file to the server (see {@link uploadRemoteFile}). */
+  fileUpload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
+    return uploadRemoteFile({
+      client: this.#client,
+      sourcePath,
+      destinationPath,
+      signal: this.#closing.signal,
+    });
+  }
+
+  /** Streams a server file to the local disk (see {@link downloadRemoteFile}). */
+  fileDownload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
+    return downloadRemoteFile({
+      client: this.#client,
+      sourcePath,
+      destinationPath,
+      signal: this.#closing.signal,
+    });
+  }
+
+  /** The changed paths of the repository at `repositoryPath`. */
+  gitChanges(repositoryPath: string): Promise<GitChange[]> {
+    return this.#git(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, (json) =>
+      gitChangesSchema.parse(json),
+    );
+  }
+
+  /** The current and base content of the file at `filePath`. */
+  gitDiff(filePath: string): Promise<GitDiff> {
+    return this.#git(AGENT_SERVER_ROUTES.gitDiff, filePath, (json) =>
+      gitDiffWireSchema.parse(json),
+    );
+  }
+
+  /** Ends what runs with `WORKSPACE_CLOSED`, then closes the socket and the pool. */
+  async close(): Promise<void> {
+    this.#closing.abort(
+      new WorkspaceError({
+        code: 'WORKSPACE_CLOSED',
+        message: `the remote workspace at ${this.#options.host} was closed`,
+      }),
+    );
+    // Aborted commands send their kills before the connections go.
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    await this.#execConnection.close();
+    await this.#client.close();
+  }
+
+  #runOnce(request: CommandRequest): Promise<CommandResult> {
+    return this.#track(
+      (async () => {
+        const streaming = (await this.#serverCapabilities()).includes(EXEC_STREAM_CAPABILITY);
+        if (request.signal?.aborted) throw abortedError(request.signal);
+        if (this.#closing.signal.aborted) throw this.#closing.signal.reason;
+        const { maxOutputBytes, reconnectTimeoutMs, workingDir } = this.#options;
+        if (streaming) {
+          return runStreamedCommand({
+            execConnection: this.#execConnection,
+            request,
+            closing: this.#closing.signal,
+            maxOutputBytes,
+          });
+        }
+        return runPolledCommand({
+          client: this.#client,
+          request,
+          closing: this.#closing.signal,
+          workingDir,
+          maxOutputBytes,
+          reconnectTimeoutMs,
+          state: this.#polled,
+          track: (work) => this.#track(work),
+        });
+      })(),
+    );
+  }
+
+  /** Capabilities from the first successful `/server_info` (a failure is retried next time). */
+  #serverCapabilities(): Promise<readonly string[]> {
+    if (!this.#capabilities) {
+      const pending = this.serverInfo().then((info) => info.capabilities);
+      this.#capabilities = pending;
+      pending.catch(() => {
+        if (this.#capabilities === pending) this.#capabilities = undefined;
+      });
+    }
+    return this.#capabilities;
+  }
+
+  /** Registers `work` until it settles, so `close()` can wait for it. */
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight.add(work);
+    const forget = () => this.#inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  /** A git route, cut short by `close()`. */
+  #git<T>(path: string, target: string, parse: (json: unknown) => T): Promise<T> {
+    return remoteGit({ client: this.#client, path, target, parse, signal: this.#closing.signal });
+  }
+}

@@ -1,0 +1,20 @@
+// Smoke test of @agent-workspace/docker installed alone: importing it registers the `docker`
+// kind with the one copy of core it installed, which validates a config; its bin runs.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createWorkspace, WorkspaceError } from '@agent-workspace/core';
+import { DockerWorkspace } from '@agent-workspace/docker';
+
+assert.equal(typeof DockerWorkspace.create, 'function');
+await assert.rejects(
+  () => createWorkspace({ kind: 'docker', image: 42 }),
+  (error) => error instanceof WorkspaceError && error.code === 'INVALID_CONFIG',
+);
+const { stdout } = await promisify(execFile)('npx', [
+  '--no-install',
+  'agent-workspace-docker',
+  '--help',
+]);
+assert.match(stdout, /build-image/);
+console.log('docker ok');

@@ -1,0 +1,126 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ConsumerProject, createConsumerProject } from './test-support/consumer-project.js';
+import { type LocalRegistry, startLocalRegistry } from './test-support/local-registry.js';
+import { type PublishedPackage, publishPackages } from './test-support/publish-packages.js';
+import { inspectShippedFiles } from './test-support/shipped-files.js';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const repoDir = path.resolve(packageDir, '../..');
+const consumersDir = path.join(packageDir, 'src', 'consumers');
+const tsc = path.join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
+/** Kept between runs: a package whose content did not change is not published again. */
+const storageDir = path.join(packageDir, 'node_modules', '.cache', 'registry', 'storage');
+
+/** Each public package, by folder, with an export a `require()` must find. */
+const PACKAGES = [
+  { folder: 'protocol', requiredExport: 'bashEventFromWire' },
+  { folder: 'core', requiredExport: 'LocalWorkspace' },
+  { folder: 'agent-server', requiredExport: 'createAgentServer' },
+  { folder: 'docker', requiredExport: 'DockerWorkspace' },
+  { folder: 'sdk', requiredExport: 'Agent' },
+] as const;
+
+/** The fields of a published version's manifest this test reads. */
+interface PublishedManifest {
+  engines?: Record<string, string>;
+  repository?: { directory?: string };
+  dependencies?: Record<string, string>;
+}
+
+describe('every public package, published to a registry and installed alone', () => {
+  let registry: LocalRegistry;
+  let stagingDir: string;
+  let published: PublishedPackage[];
+
+  beforeAll(async () => {
+    for (const { folder } of PACKAGES) {
+      const dist = path.join(repoDir, 'packages', folder, 'dist');
+      if (!existsSync(dist)) throw new Error(`${dist} is missing: run \`pnpm build\` first`);
+    }
+    registry = await startLocalRegistry({ storageDir, scope: '@agent-workspace' });
+    stagingDir = await mkdtemp(path.join(tmpdir(), 'agent-workspace-release-'));
+    published = await publishPackages({ repoDir, stagingDir, registry });
+  });
+
+  afterAll(async () => {
+    await registry?.[Symbol.asyncDispose]();
+    if (stagingDir) await rm(stagingDir, { recursive: true, force: true });
+  });
+
+  it('publishes exactly the public packages, at one version, with internal ranges resolved', async () => {
+    expect(published.map((p) => p.name).sort()).toEqual(
+      PACKAGES.map(({ folder }) => `@agent-workspace/${folder}`).sort(),
+    );
+    const [{ version }] = published as [PublishedPackage];
+    expect(version).toMatch(/^\d+\.\d+\.\d+-install-[0-9a-f]{12}$/);
+    for (const { name } of published) {
+      const response = await fetch(new URL(name.replace('/', '%2f'), registry.url));
+      expect(response.status, name).toBe(200);
+      const document = (await response.json()) as { versions: Record<string, PublishedManifest> };
+      const manifest = document.versions[version] as PublishedManifest;
+      expect(manifest.engines, name).toEqual({ node: '>=20.19' });
+      expect(manifest.repository?.directory, name).toMatch(/^packages\//);
+      for (const [dependency, range] of Object.entries(manifest.dependencies ?? {})) {
+        if (dependency.startsWith('@agent-workspace/')) expect(range, name).toBe(version);
+        expect(range, `${name} -> ${dependency}`).not.toMatch(/^workspace:/);
+      }
+    }
+  });
+
+  for (const { folder, requiredExport } of PACKAGES) {
+    const name = `@agent-workspace/${folder}`;
+
+    describe(name, () => {
+      let project: ConsumerProject;
+
+      beforeAll(async () => {
+        const { version } = published.find((p) => p.name === name) as PublishedPackage;
+        project = await createConsumerProject({
+          registry,
+          spec: `${name}@${version}`,
+          devDependencies: ['@types/node@^20.19.0'],
+        });
+        await project.add(path.join(consumersDir, `${folder}.smoke.mjs`), 'smoke.mjs');
+        await project.add(path.join(consumersDir, `${folder}.consumer.ts`), 'consumer.ts');
+        await project.add(path.join(consumersDir, 'tsconfig.consumer.json'), 'tsconfig.json');
+      });
+
+      afterAll(async () => {
+        if (project) await rm(project.dir, { recursive: true, force: true });
+      });
+
+      it('ships its build, its README and the sources its sourcemaps name, and no tests', async () => {
+        const installed = path.join(project.dir, 'node_modules', name);
+        const { files, missingSources } = await inspectShippedFiles(installed);
+        expect(files).toContain('README.md');
+        expect(files).toContain('dist/index.js');
+        expect(files).toContain('dist/index.d.ts');
+        expect(files.filter((file) => /\.test\.ts$|test-support|\.turbo/.test(file))).toEqual([]);
+        expect(missingSources).toEqual([]);
+      });
+
+      it('runs its smoke script', async () => {
+        const result = await project.run('node', ['smoke.mjs']);
+        expect(result.all).toContain(`${folder} ok`);
+        expect(result.exitCode, result.all).toBe(0);
+      });
+
+      it('typechecks under strict, module nodenext, without skipLibCheck', async () => {
+        const result = await project.run('node', [tsc, '-p', 'tsconfig.json']);
+        expect(result.exitCode, result.all).toBe(0);
+      });
+
+      it('loads with require() and no warning', async () => {
+        const script = `const m = require(${JSON.stringify(name)}); process.stdout.write(typeof m.${requiredExport});`;
+        const result = await project.run('node', ['-e', script]);
+        expect(result.stderr).toBe('');
+        expect(result.stdout).toBe('function');
+      });
+    });
+  }
+});

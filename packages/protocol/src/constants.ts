@@ -1,0 +1,41 @@
+/**
+ * The protocol without its schemas: route paths, the session header, websocket close codes, the
+ * error-code tables and the command-input limits with their plain checks. It loads no zod, so a
+ * client that needs only these (core's `LocalWorkspace`) starts fast; the main entry exports
+ * all of it too.
+ *
+ * @packageDocumentation
+ */
+export type { BashErrorCode } from './errors/bash-error-code.js';
+export type { ExecErrorCode } from './errors/exec-error-code.js';
+export type { WorkspaceErrorCode } from './errors/workspace-error-code.js';
+export {
+  EXEC_ERROR_OUTCOMES,
+  WORKSPACE_ERROR_WIRE,
+  type WorkspaceErrorWire,
+} from './errors/workspace-error-wire.js';
+export {
+  type CommandInputProblem,
+  checkCommandEnvironment,
+  checkCommandText,
+  checkEnvironmentName,
+  MAX_COMMAND_BYTES,
+  MAX_COMMAND_TIMEOUT_SECONDS,
+  MAX_ENV_BYTES,
+  MAX_ENV_VARIABLES,
+  MAX_PATH_BYTES,
+} from './limits/command-input-limits.js';
+export { utf8ByteLength } from './limits/utf8-byte-length.js';
+export {
+  AGENT_SERVER_ROUTES,
+  bashEventPath,
+  conversationPath,
+  SESSION_API_KEY_HEADER,
+} from './wire/agent-server-routes.js';
+export { EXEC_STREAM_CAPABILITY, EXEC_STREAM_PATH } from './wire/exec-stream.js';
+export {
+  GIT_CHANGES_TRUNCATED_HEADER,
+  GIT_CHANGES_TRUNCATIONS,
+  type GitChangesTruncation,
+} from './wire/git-changes-truncation.js';
+export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';

@@ -1,5 +1,6 @@
-export type { BashErrorCode } from './errors/bash-error-code.js';
-export { type ExecErrorCode, execErrorCodeSchema } from './errors/exec-error-code.js';
+// Everything that needs no schema (routes, headers, codes, limits) is in the zod-free entry.
+export * from './constants.js';
+export { execErrorCodeSchema } from './errors/exec-error-code.js';
 export { httpErrorBody } from './errors/http-error-body.js';
 export {
   type InternalServerErrorBody,
@@ -11,15 +12,7 @@ export {
   type ValidationLocation,
   validationErrorBody,
 } from './errors/validation-error-body.js';
-export {
-  type WorkspaceErrorCode,
-  workspaceErrorCodeSchema,
-} from './errors/workspace-error-code.js';
-export {
-  EXEC_ERROR_OUTCOMES,
-  WORKSPACE_ERROR_WIRE,
-  type WorkspaceErrorWire,
-} from './errors/workspace-error-wire.js';
+export { workspaceErrorCodeSchema } from './errors/workspace-error-code.js';
 export { hexIdInputSchema, newHexId, normalizeHexId } from './ids/hex-id.js';
 export {
   type JsonSchema,
@@ -28,24 +21,12 @@ export {
 } from './json-schema/to-json-schema.js';
 export { type WireSchemaEntry, wireSchemas } from './json-schema/wire-schemas.js';
 export {
-  type CommandInputProblem,
-  checkCommandEnvironment,
-  checkCommandText,
-  checkEnvironmentName,
-  MAX_COMMAND_BYTES,
-  MAX_COMMAND_TIMEOUT_SECONDS,
-  MAX_ENV_BYTES,
-  MAX_ENV_VARIABLES,
-  MAX_PATH_BYTES,
-} from './limits/command-input-limits.js';
-export {
   clientPathSchema,
   commandEnvironmentSchema,
   commandTextSchema,
   commandTimeoutSchema,
   environmentNameSchema,
 } from './limits/command-input-schemas.js';
-export { utf8ByteLength } from './limits/utf8-byte-length.js';
 export {
   type ActionEventWire,
   actionEventWireSchema,
@@ -225,16 +206,3 @@ export {
   normalizeWireTimestamp,
   wireTimestampSchema,
 } from './time/wire-timestamp.js';
-export {
-  AGENT_SERVER_ROUTES,
-  bashEventPath,
-  conversationPath,
-  SESSION_API_KEY_HEADER,
-} from './wire/agent-server-routes.js';
-export { EXEC_STREAM_CAPABILITY, EXEC_STREAM_PATH } from './wire/exec-stream.js';
-export {
-  GIT_CHANGES_TRUNCATED_HEADER,
-  GIT_CHANGES_TRUNCATIONS,
-  type GitChangesTruncation,
-} from './wire/git-changes-truncation.js';
-export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';

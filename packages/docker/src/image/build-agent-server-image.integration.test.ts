@@ -145,7 +145,8 @@ describe.skipIf(!dockerAvailable)('buildAgentServerImage', () => {
     const port = (await container.inspect()).NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
     let body: unknown;
     for (let attempt = 0; attempt < 300 && body === undefined; attempt += 1) {
-      body = await fetch(`http://127.0.0.1:${port}/health`)
+      // Bounded: docker's port proxy may hold a connection the server is not yet listening for.
+      body = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) })
         .then((response) => (response.ok ? response.json() : undefined))
         .catch(() => sleep(100).then(() => undefined));
     }

@@ -31,6 +31,7 @@ export {
   bashEventPath,
   conversationPath,
   SESSION_API_KEY_HEADER,
+  SESSION_API_KEY_QUERY_PARAMETER,
 } from './wire/agent-server-routes.js';
 export { EXEC_STREAM_CAPABILITY, EXEC_STREAM_PATH } from './wire/exec-stream.js';
 export {

@@ -1,9 +1,11 @@
+import { SESSION_API_KEY_QUERY_PARAMETER } from '@agent-workspace/protocol';
+
 /** Query parameters whose values never reach a log: the deprecated websocket key. */
-const SECRET_QUERY_PARAMETERS = ['session_api_key'];
+const SECRET_QUERY_PARAMETERS = [SESSION_API_KEY_QUERY_PARAMETER];
 
 /**
  * The request URL as it may be logged: the value of every secret query parameter replaced by
- * `[redacted]`, e.g. `/sockets/exec?session_api_key=[redacted]`.
+ * `[redacted]` (percent-encoded), the rest of the URL unchanged.
  */
 export function redactRequestUrl(url: string): string {
   const queryStart = url.indexOf('?');

@@ -3,6 +3,9 @@ import { EXEC_STREAM_PATH } from './exec-stream.js';
 /** Header carrying the session API key on HTTP requests (matched case-insensitively). */
 export const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
 
+/** The deprecated query parameter a websocket upgrade may carry its session key in. */
+export const SESSION_API_KEY_QUERY_PARAMETER = 'session_api_key';
+
 /**
  * Paths of the agent-server routes, the one spelling client and server share. `bashEvent` is a
  * route pattern (`:event_id`); clients build the path with {@link bashEventPath}.

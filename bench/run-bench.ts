@@ -14,6 +14,7 @@ import { benchHardening } from './hardening-bench.js';
 import { benchImportCost } from './import-cost-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
 import { benchRemoteExec } from './remote-exec-bench.js';
+import { benchRuntimeApi } from './runtime-api-bench.js';
 import { benchTransfer } from './transfer-bench.js';
 
 const groups: Record<string, () => Promise<Comparison[]>> = {
@@ -21,6 +22,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   remote: benchRemoteExec,
   transfer: benchTransfer,
   docker: benchDocker,
+  runtime: benchRuntimeApi,
   hardening: benchHardening,
   agent: benchAgentLoop,
   import: benchImportCost,

@@ -19,8 +19,9 @@ pnpm --silent test:unit "${logs[@]}" || status=$?
 # built packages talking to each other, every public package installed alone from a registry.
 echo "==> integration tests"
 pnpm --silent test:integration "${logs[@]}" || status=$((status == 0 ? 1 : status))
-# The agent-server reliability suite (packages/agent-server/reliability): the built server under
-# attack, a few minutes; it adds its figures to .test-results/reliability-figures.json.
+# The reliability suites (packages/agent-server/reliability, packages/remote-api/reliability): the
+# built servers under attack, a few minutes; the agent-server's adds its figures to
+# .test-results/reliability-figures.json.
 echo "==> reliability tests"
 pnpm --silent test:reliability "${logs[@]}" || status=$((status == 0 ? 1 : status))
 node scripts/summarise-tests.mjs || status=$((status == 0 ? 1 : status))

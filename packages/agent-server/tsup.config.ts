@@ -44,9 +44,20 @@ export function bundleOptions(outDir: string): Options {
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', cli: 'src/cli.ts', 'testing/index': 'src/testing/index.ts' },
+    entry: {
+      index: 'src/index.ts',
+      cli: 'src/cli.ts',
+      'http/index': 'src/http/index.ts',
+      'testing/index': 'src/testing/index.ts',
+    },
     format: ['esm'],
-    dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' } },
+    dts: {
+      entry: {
+        index: 'src/index.ts',
+        'http/index': 'src/http/index.ts',
+        'testing/index': 'src/testing/index.ts',
+      },
+    },
     sourcemap: true,
     // The bundle below cleans its own folder.
     clean: ['!bundle/**'],

@@ -22,6 +22,13 @@ export const agentServerOptionsSchema = z.object({
   workingDir: z.string().min(1).optional(),
   /** Accepted session API keys; empty means no authentication. */
   sessionApiKeys: z.array(z.string().min(1)).default([]),
+  /**
+   * SHA-256 digests (64 hex digits) of more accepted session keys, for launchers that must not
+   * put the key itself where others can read it (container specs, service definitions).
+   */
+  sessionApiKeyHashes: z
+    .array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 digest: 64 hex digits'))
+    .default([]),
   /** Where bash event history is persisted; unset keeps it in memory only. */
   stateDir: z.string().min(1).optional(),
   /**

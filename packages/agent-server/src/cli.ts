@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { closeOnSignals } from './cli/close-on-signals.js';
 import { CLI_USAGE, CliUsageError, parseCliArgs } from './cli/parse-cli-args.js';
 import { createAgentServer } from './create-agent-server.js';
 import { VERSION } from './version.js';
@@ -26,9 +27,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = server.app;
-  const { host, sessionApiKeys, workingDir } = server.options;
+  const { host, sessionApiKeys, sessionApiKeyHashes, workingDir } = server.options;
   // Keys are counted, never logged.
-  const sessionApiKeyCount = sessionApiKeys.length;
+  const sessionApiKeyCount = sessionApiKeys.length + sessionApiKeyHashes.length;
   log.info(
     { url: server.url, workingDir, sessionApiKeyCount },
     `agent-server listening on ${server.url}`,
@@ -44,22 +45,7 @@ async function main(): Promise<void> {
     log.warn({ host }, 'no session API key configured: anyone who can reach the port has access');
   }
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    // A second signal while closing gives up waiting.
-    if (stopping) process.exit(1);
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  closeOnSignals({ close: () => server.close(), log });
 }
 
 await main();

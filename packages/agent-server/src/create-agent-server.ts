@@ -102,8 +102,10 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
         void settled.then(() => inFlight.delete(settled));
         return work;
       },
-      authRequired: resolved.sessionApiKeys.length > 0,
-      checkSessionKey: createSessionKeyChecker(resolved.sessionApiKeys),
+      authRequired: resolved.sessionApiKeys.length + resolved.sessionApiKeyHashes.length > 0,
+      checkSessionKey: createSessionKeyChecker(resolved.sessionApiKeys, {
+        hashes: resolved.sessionApiKeyHashes,
+      }),
       startedAt: Date.now(),
       touch: () => {
         lastActivityAt = Date.now();

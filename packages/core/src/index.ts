@@ -63,6 +63,7 @@ export {
   SandboxWorkspace,
   type SandboxWorkspaceStatus,
   type StartSandboxWorkspaceOptions,
+  startOrClose,
 } from './sandbox/sandbox-workspace.js';
 export {
   DEFAULT_LIFECYCLE_TIMEOUT_MS,

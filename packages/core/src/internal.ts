@@ -6,6 +6,12 @@
  *
  * @packageDocumentation
  */
+
+export {
+  type ParseWorkspaceOptionsOptions,
+  parseWorkspaceOptions,
+} from './errors/parse-workspace-options.js';
+export { positiveOption } from './errors/positive-option.js';
 export { DirectoryHandle, PROC_FD_WALKS } from './fs/directory-handle.js';
 export { type FileDestination, locateFileForWrite } from './fs/locate-file-for-write.js';
 export { openDirectory } from './fs/open-directory.js';
@@ -33,6 +39,7 @@ export {
   type StartLocalCommandOptions,
   startLocalCommand,
 } from './local/start-local-command.js';
+export { type ErrorReplyBody, errorDetail, truncateDetail } from './remote/error-detail.js';
 export { type HttpStatusErrorOptions, httpStatusError } from './remote/http-status-error.js';
 export { type TransportErrorOptions, transportError } from './remote/transport-error.js';
 export { type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';

@@ -39,4 +39,11 @@ export {
   GIT_CHANGES_TRUNCATIONS,
   type GitChangesTruncation,
 } from './wire/git-changes-truncation.js';
+export {
+  MAX_RUNTIME_SESSION_ID_LENGTH,
+  RUNTIME_API_KEY_HEADER,
+  RUNTIME_API_ROUTES,
+  RUNTIME_RESOURCE_FACTORS,
+  runtimeSessionPath,
+} from './wire/runtime-api-routes.js';
 export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';

@@ -201,6 +201,29 @@ export {
   type WebsocketAuthFrameWire,
   websocketAuthFrameWireSchema,
 } from './models/websocket-auth-frame.js';
+export { runtimeApiWireSchemas } from './runtime-api/runtime-api-wire-schemas.js';
+export {
+  FATAL_POD_STATUSES,
+  type RuntimePodStatus,
+  type RuntimeSession,
+  type RuntimeSessionListWire,
+  type RuntimeSessionStatus,
+  type RuntimeSessionWire,
+  runtimePodStatusSchema,
+  runtimeSessionFromWire,
+  runtimeSessionIdSchema,
+  runtimeSessionListWireSchema,
+  runtimeSessionStatusSchema,
+  runtimeSessionWireSchema,
+} from './runtime-api/runtime-session.js';
+export {
+  type RuntimeIdRequestWire,
+  type RuntimeStoppedWire,
+  runtimeIdRequestWireSchema,
+  runtimeStoppedWireSchema,
+  type StartRuntimeRequestWire,
+  startRuntimeRequestWireSchema,
+} from './runtime-api/start-runtime-request.js';
 export {
   formatWireTimestamp,
   normalizeWireTimestamp,

@@ -8,12 +8,8 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerBashRoutes } from '../routes/bash-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
@@ -23,17 +19,13 @@ import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
 import { registerEventsSocket } from '../sockets/events-socket.js';
 import { registerExecSocket } from '../sockets/exec-socket.js';
 import { VERSION } from '../version.js';
-import { errorHandler } from './error-handler.js';
+import { createHttpApp } from './create-http-app.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
-import { registerJsonBodyParser } from './parse-json-body.js';
-import { clientErrorHandler, frameworkErrors } from './protocol-errors.js';
-import { redactRequestUrl } from './redact-request-url.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
 import { watchRequestBody } from './watch-request-body.js';
 import { wireSchemaComponents } from './wire-schema-components.js';
-import { zodValidatorCompiler } from './zod-validator-compiler.js';
 
 /**
  * True for requests that need a session key: `/api/*`, judged by the raw URL and by the route
@@ -53,45 +45,15 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** Most parts (files and fields) one multipart body may hold. */
 const MAX_MULTIPART_PARTS = 100;
 
-/** Longest the request line and headers may take to arrive. */
-const HEADERS_TIMEOUT_MS = 30_000;
-
 /** Builds the Fastify app with every plugin and route; the caller listens. */
 export async function buildApp(context: ServerContext): Promise<FastifyInstance> {
   const { options } = context;
-  const app = Fastify({
-    logger: {
-      level: options.logLevel,
-      // Fastify's request fields, with the deprecated `?session_api_key=` value hidden.
-      serializers: {
-        req: (request: FastifyRequest) => ({
-          method: request.method,
-          url: redactRequestUrl(request.url),
-          host: request.host,
-          remoteAddress: request.ip,
-          remotePort: request.socket?.remotePort,
-        }),
-      },
-    },
-    logController: new LogController({
-      disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
-    }),
+  const app = createHttpApp({
+    logLevel: options.logLevel,
     bodyLimit: MAX_JSON_BODY_BYTES,
-    requestTimeout: options.requestTimeoutSeconds * 1000,
-    forceCloseConnections: true,
-    return503OnClosing: true,
-    // A missing Host is answered below, in the error envelope.
-    http: { requireHostHeader: false },
-    clientErrorHandler,
-    frameworkErrors,
-  }).withTypeProvider<ZodTypeProvider>();
-  registerJsonBodyParser(app);
-  app.server.maxConnections = options.maxConnections;
-  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutSeconds * 1000);
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
+    requestTimeoutMs: options.requestTimeoutSeconds * 1000,
+    maxConnections: options.maxConnections,
+  });
 
   const dockerHostAddr = process.env.DOCKER_HOST_ADDR;
   await app.register(cors, {
@@ -137,12 +99,6 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     minBytesPerSecond: options.minBodyBytesPerSecond,
   };
   app.addHook('onRequest', async (request, reply) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      return reply
-        .code(400)
-        .header('connection', 'close')
-        .send(httpErrorBody('Missing Host header'));
-    }
     watchRequestBody(request, reply, bodyLimits);
   });
   app.addHook('onRequest', async (request, reply) => {

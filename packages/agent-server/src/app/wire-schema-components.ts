@@ -1,8 +1,8 @@
-import { toJsonSchema, wireSchemas } from '@agent-workspace/protocol';
+import { toJsonSchema, type WireSchemaEntry, wireSchemas } from '@agent-workspace/protocol';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 
 /** The `components.schemas` of an OpenAPI document, without references. */
-type SchemaComponents = Record<
+export type SchemaComponents = Record<
   string,
   Exclude<
     NonNullable<
@@ -13,12 +13,14 @@ type SchemaComponents = Record<
 >;
 
 /**
- * Every wire model of `@agent-workspace/protocol` as an OpenAPI 3.0 component, by its model
- * name, so `/openapi.json` documents the events and frames no route body shows (e.g. the
- * websocket frames).
+ * Wire models as OpenAPI 3.0 components, by name — by default every agent-server model of
+ * `@agent-workspace/protocol`, so `/openapi.json` documents the events and frames no route body
+ * shows (e.g. the websocket frames).
  */
-export function wireSchemaComponents(): SchemaComponents {
-  const components = Object.entries(wireSchemas).map(([name, entry]) => [
+export function wireSchemaComponents(
+  schemas: Record<string, WireSchemaEntry> = wireSchemas,
+): SchemaComponents {
+  const components = Object.entries(schemas).map(([name, entry]) => [
     name,
     toJsonSchema(entry.schema, { io: entry.io, target: 'openapi-3.0' }),
   ]);

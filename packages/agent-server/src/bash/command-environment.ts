@@ -1,5 +1,5 @@
 /** Server variables that hold session keys; commands never see them. */
-const SECRET_VARIABLE = /^(?:SESSION_API_KEY|OH_SESSION_API_KEYS_.*)$/;
+const SECRET_VARIABLE = /^(?:SESSION_API_KEY(?:_SHA256)?|OH_SESSION_API_KEYS_.*)$/;
 
 /**
  * The environment a bash command gets: this process's environment without the session API keys

@@ -19,6 +19,7 @@ describe('parseCliArgs', () => {
         port: 8000,
         workingDir: process.cwd(),
         sessionApiKeys: [],
+        sessionApiKeyHashes: [],
         logLevel: 'info',
         confineToWorkingDir: false,
         allowCorsOrigins: [],
@@ -65,6 +66,7 @@ describe('parseCliArgs', () => {
         port: 0,
         workingDir: dir,
         sessionApiKeys: ['flag-a', 'flag-b', 'legacy', 'env-2', 'env-10'],
+        sessionApiKeyHashes: [],
         stateDir: path.resolve('state'),
         logLevel: 'debug',
         confineToWorkingDir: true,
@@ -85,6 +87,16 @@ describe('parseCliArgs', () => {
     const fromFlags = parseCliArgs(['--session-api-key', 'key-a', '--session-api-key=key-b'], {});
     expect(fromFlags).toMatchObject({ warnings: [SESSION_API_KEY_FLAG_WARNING] });
     expect(SESSION_API_KEY_FLAG_WARNING).toContain('SESSION_API_KEY in the environment');
+  });
+
+  it('reads a key digest from SESSION_API_KEY_SHA256 and refuses one that is no digest', () => {
+    const digest = 'ab'.repeat(32);
+    expect(parseCliArgs([], { SESSION_API_KEY_SHA256: digest })).toMatchObject({
+      options: { sessionApiKeys: [], sessionApiKeyHashes: [digest] },
+    });
+    expect(() => parseCliArgs([], { SESSION_API_KEY_SHA256: 'secret' })).toThrow(
+      'SESSION_API_KEY_SHA256 must be a SHA-256 digest (64 hex digits)',
+    );
   });
 
   it('reads the limits and the sandbox flags', () => {

@@ -2,6 +2,9 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentServerOptions, logLevelSchema } from '../agent-server-options.js';
+import { CliUsageError, decimalFlag, indexedEnv, integerFlag, nonEmpty } from './cli-flags.js';
+
+export { CliUsageError } from './cli-flags.js';
 
 /**
  * What the command line asks for. `warnings` of `serve` are for standard error (one line each,
@@ -15,14 +18,6 @@ export type CliCommand =
 /** The warning of a key given with `--session-api-key`: the flag shows it to every `ps`. */
 export const SESSION_API_KEY_FLAG_WARNING =
   '--session-api-key exposes the key in the process list (ps, /proc/<pid>/cmdline); set SESSION_API_KEY in the environment instead';
-
-/** A bad flag or value; the message names the flag. The CLI prints it and exits with 2. */
-export class CliUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CliUsageError';
-  }
-}
 
 /** `agent-server --help` text. */
 export const CLI_USAGE = `Usage: agent-server [options]
@@ -67,34 +62,18 @@ Options:
 Environment:
   SESSION_API_KEY                            An accepted X-Session-API-Key (preferred to the flag)
   OH_SESSION_API_KEYS_<n>                    More accepted session API keys
+  SESSION_API_KEY_SHA256                     SHA-256 (hex) of an accepted key, for launchers that
+                                             must not show the key itself (Runtime API sessions)
   OH_ALLOW_CORS_ORIGINS_<n>                  More CORS origins
   DOCKER_HOST_ADDR                           A host whose origins CORS always allows
   AGENT_SERVER_BUILD_GIT_SHA, AGENT_SERVER_BUILD_GIT_REF   Reported by /server_info
 `;
 
-/** Values of `<prefix><n>` variables, in numeric order of `n` (OpenHands' list variables). */
-function indexedEnv(env: NodeJS.ProcessEnv, prefix: string): string[] {
-  return Object.entries(env)
-    .flatMap(([name, value]) => {
-      const index = name.startsWith(prefix) ? name.slice(prefix.length) : '';
-      return /^\d+$/.test(index) && value ? [[Number(index), value] as const] : [];
-    })
-    .sort(([a], [b]) => a - b)
-    .map(([, value]) => value);
-}
-
-/** Parses a non-negative integer flag value within bounds. */
-function integerFlag(flag: string, value: string, min: number, max: number): number {
-  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(parsed >= min && parsed <= max)) {
-    throw new CliUsageError(`${flag} must be an integer from ${min} to ${max}, got '${value}'`);
+/** A SHA-256 digest given in `variable`: 64 hex digits. */
+function sha256Digest(variable: string, value: string): string {
+  if (!/^[0-9a-fA-F]{64}$/.test(value)) {
+    throw new CliUsageError(`${variable} must be a SHA-256 digest (64 hex digits)`);
   }
-  return parsed;
-}
-
-/** Rejects an empty string value of `flag`. */
-function nonEmpty(flag: string, value: string): string {
-  if (value === '') throw new CliUsageError(`${flag} must not be empty`);
   return value;
 }
 
@@ -133,8 +112,11 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     sessionApiKeys: [
       ...flagKeys.map((key) => nonEmpty('--session-api-key', key)),
       ...(env.SESSION_API_KEY ? [env.SESSION_API_KEY] : []),
-      ...indexedEnv(env, 'OH_SESSION_API_KEYS_'),
+      ...indexedEnv(env, 'OH_SESSION_API_KEYS_').map(([, value]) => value),
     ],
+    sessionApiKeyHashes: env.SESSION_API_KEY_SHA256
+      ? [sha256Digest('SESSION_API_KEY_SHA256', env.SESSION_API_KEY_SHA256)]
+      : [],
     ...(stateDir !== undefined && { stateDir: path.resolve(nonEmpty('--state-dir', stateDir)) }),
     logLevel: level.data,
     confineToWorkingDir: values['confine-to-working-dir'] ?? false,
@@ -142,7 +124,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       ...(values['allow-cors-origin'] ?? []).map((origin) =>
         nonEmpty('--allow-cors-origin', origin),
       ),
-      ...indexedEnv(env, 'OH_ALLOW_CORS_ORIGINS_'),
+      ...indexedEnv(env, 'OH_ALLOW_CORS_ORIGINS_').map(([, value]) => value),
     ],
     extensions: values.extensions ?? true,
   };
@@ -173,7 +155,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
   }
   for (const [flag, key] of SECONDS_FLAGS) {
     const value = values[flag];
-    if (value !== undefined) options[key] = secondsFlag(`--${flag}`, value);
+    if (value !== undefined) options[key] = decimalFlag(`--${flag}`, value, 'a number of seconds');
   }
   return {
     kind: 'serve',
@@ -201,15 +183,6 @@ const SECONDS_FLAGS = [
   ['orphaned-command-grace-seconds', 'orphanedCommandGraceSeconds'],
   ['git-search-timeout-seconds', 'gitSearchTimeoutSeconds'],
 ] as const;
-
-/** Parses a number of seconds (fractions allowed, not negative). */
-function secondsFlag(flag: string, value: string): number {
-  const parsed = /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isFinite(parsed)) {
-    throw new CliUsageError(`${flag} must be a number of seconds, got '${value}'`);
-  }
-  return parsed;
-}
 
 /** Resolves the values of a repeatable path flag against the current directory. */
 function absolutePaths(flag: string, values: string[] | undefined): string[] {

@@ -1,7 +1,19 @@
 /**
  * Test helpers for code that talks to an agent-server: a real server on loopback in a temporary
- * working directory.
+ * working directory, and raw HTTP/1.1 exchanges over a socket for attacking a server with bytes
+ * no HTTP client would send.
  *
  * @packageDocumentation
  */
+
+export {
+  openSocket,
+  parseResponse,
+  type RawExchange,
+  type RawExchangeOptions,
+  type RawResponse,
+  rawExchange,
+  readExchange,
+  requestHead,
+} from './raw-http.js';
 export { startTestServer, type TestServer } from './start-test-server.js';

@@ -1,14 +1,12 @@
-import { errorEnvelopeSchema, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
+import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, type FormData, Pool } from 'undici';
 import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { agentServerBaseUrl } from './agent-server-base-url.js';
+import { errorDetail, truncateDetail } from './error-detail.js';
 import { httpStatusError } from './http-status-error.js';
 import { transportError } from './transport-error.js';
-
-/** Longest error body kept in a message. */
-const MAX_DETAIL_CHARS = 2_000;
 
 /** Options of {@link AgentServerClient}. */
 export interface AgentServerClientOptions {
@@ -136,7 +134,7 @@ export class AgentServerClient {
     if (reply.json === undefined) {
       throw new WorkspaceError({
         code: 'PROTOCOL_ERROR',
-        message: `the agent-server at ${this.host} answered ${operation} with a body that is not JSON: ${truncate(reply.text)}`,
+        message: `the agent-server at ${this.host} answered ${operation} with a body that is not JSON: ${truncateDetail(reply.text)}`,
         details: { host: this.host, operation, status: reply.status },
       });
     }
@@ -186,25 +184,4 @@ export class AgentServerClient {
 /** `METHOD /path`, as messages name an operation. */
 function operationOf(request: Pick<AgentServerRequest, 'method' | 'path'>): string {
   return `${request.method} ${request.path}`;
-}
-
-/**
- * The human detail of an error reply: the envelope's `detail` (validation issues as
- * `loc: msg`), plus `exception` when present; the raw body when it is not an envelope.
- */
-export function errorDetail(reply: AgentServerReply): string {
-  const envelope = errorEnvelopeSchema.safeParse(reply.json);
-  if (!envelope.success) return truncate(reply.text) || '(empty body)';
-  const { detail, exception } = envelope.data;
-  const text =
-    typeof detail === 'string'
-      ? detail
-      : Array.isArray(detail)
-        ? detail.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ')
-        : JSON.stringify(detail);
-  return truncate(exception && exception !== text ? `${text}: ${exception}` : text);
-}
-
-function truncate(text: string): string {
-  return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
 }

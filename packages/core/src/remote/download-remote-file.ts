@@ -5,11 +5,8 @@ import { CopyFailure } from '../internal/files/copy-failure.js';
 import { createCopyParent } from '../internal/files/create-copy-parent.js';
 import type { CopyPaths } from '../internal/files/describe-copy-error.js';
 import { writeCopyDestination } from '../internal/files/write-copy-destination.js';
-import {
-  type AgentServerClient,
-  type AgentServerRequest,
-  errorDetail,
-} from './agent-server-client.js';
+import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import { errorDetail } from './error-detail.js';
 import { isFileFailureStatus } from './is-file-failure-status.js';
 
 /** Options of {@link downloadRemoteFile}. */

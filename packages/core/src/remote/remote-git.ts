@@ -1,9 +1,6 @@
 import { WorkspaceError } from '../errors/workspace-error.js';
-import {
-  type AgentServerClient,
-  type AgentServerRequest,
-  errorDetail,
-} from './agent-server-client.js';
+import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import { errorDetail } from './error-detail.js';
 
 /** Options of {@link remoteGit}. */
 export interface RemoteGitOptions<T> {

@@ -8,13 +8,10 @@ import {
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
-import {
-  type AgentServerClient,
-  type AgentServerRequest,
-  errorDetail,
-} from './agent-server-client.js';
+import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { CommandOutput } from './command-output.js';
+import { errorDetail } from './error-detail.js';
 import { killTokenScript } from './kill-token-script.js';
 import { pollBashCommand } from './poll-bash-command.js';
 import { wrapPolledCommand } from './wrap-polled-command.js';

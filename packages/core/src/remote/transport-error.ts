@@ -36,8 +36,10 @@ function codeOf(error: unknown): string | undefined {
 
 /** Options of {@link transportError}. */
 export interface TransportErrorOptions {
-  /** The agent-server's base URL, named in the message. */
+  /** The server's base URL, named in the message. */
   host: string;
+  /** What the server is, for the message. Default `the agent-server`. */
+  peer?: string | undefined;
   /** What was being done, e.g. `GET /api/git/changes`. */
   operation: string;
   /** The low-level error (Node, undici or ws). */
@@ -45,15 +47,20 @@ export interface TransportErrorOptions {
 }
 
 /**
- * Turns a network failure talking to an agent-server into a `CONNECTION_ERROR` whose message
- * names the host, the reason and what to check.
+ * Turns a network failure talking to an agent-server (or another server: see `peer`) into a
+ * `CONNECTION_ERROR` whose message names the server, the reason and what to check.
  */
-export function transportError({ host, operation, cause }: TransportErrorOptions): WorkspaceError {
+export function transportError({
+  host,
+  peer = 'the agent-server',
+  operation,
+  cause,
+}: TransportErrorOptions): WorkspaceError {
   const code = codeOf(cause);
   const reason = code ? REASONS[code] : cause instanceof Error ? cause.message : String(cause);
   return new WorkspaceError({
     code: 'CONNECTION_ERROR',
-    message: `cannot reach the agent-server at ${host} (${reason}) during ${operation}: check that the server is running and that host and port are right`,
+    message: `cannot reach ${peer} at ${host} (${reason}) during ${operation}: check that the server is running and that host and port are right`,
     cause,
     details: { host, operation, ...(code ? { errorCode: code } : {}) },
   });

@@ -5,11 +5,8 @@ import type { FileOperationResult } from '@agent-workspace/protocol';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { FormData } from 'undici';
 import { describeCopyError } from '../internal/files/describe-copy-error.js';
-import {
-  type AgentServerClient,
-  type AgentServerRequest,
-  errorDetail,
-} from './agent-server-client.js';
+import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import { errorDetail } from './error-detail.js';
 import { isFileFailureStatus } from './is-file-failure-status.js';
 
 /** Options of {@link uploadRemoteFile}. */

@@ -18,6 +18,7 @@ export interface SandboxDriver extends SandboxProbe {
   releaseSandbox(options: ReleaseSandboxOptions): Promise<void>;
   /** Suspends the sandbox. */
   pauseSandbox(options: SandboxHookOptions): Promise<void>;
-  /** Resumes the suspended sandbox. */
-  resumeSandbox(options: SandboxHookOptions): Promise<void>;
+  /** Resumes the suspended sandbox; returns its endpoint when that changed. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook whose address never changes returns nothing
+  resumeSandbox(options: SandboxHookOptions): Promise<SandboxEndpoint | undefined | void>;
 }

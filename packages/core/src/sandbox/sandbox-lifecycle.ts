@@ -115,7 +115,8 @@ export class SandboxLifecycle {
       this.#setStatus('resuming');
       const signal = this.#stepSignal(this.#options.lifecycleTimeoutMs);
       try {
-        await raceSignal(this.#driver.resumeSandbox({ signal }), signal);
+        const endpoint = await raceSignal(this.#driver.resumeSandbox({ signal }), signal);
+        if (endpoint) this.#connect(endpoint);
       } catch (error) {
         this.#setStatus('paused');
         throw await this.#hookFailure(error, signal, 'resuming');
@@ -174,14 +175,7 @@ export class SandboxLifecycle {
       this.#releaser.markCreated();
       await this.#releaser.track(this.#driver.createSandbox({ signal }), signal);
       step = 'starting the sandbox';
-      const endpoint = await this.#releaser.track(this.#driver.startSandbox({ signal }), signal);
-      this.#endpoint = endpoint;
-      this.#remote = new RemoteWorkspace({
-        ...this.#options.remote,
-        host: endpoint.host,
-        apiKey: endpoint.apiKey,
-        workingDir: this.#driver.workingDir,
-      });
+      this.#connect(await this.#releaser.track(this.#driver.startSandbox({ signal }), signal));
       step = 'waiting for its agent-server to answer /health';
       const outcome = await this.#waitUntilAlive(signal);
       if (outcome.alive) {
@@ -205,6 +199,20 @@ export class SandboxLifecycle {
     await this.#releaser.release('failed-start').catch(() => {});
     await remoteClosed?.catch(() => {});
     throw failure;
+  }
+
+  /** Points the inner client at `endpoint`; a client of an earlier endpoint is closed. */
+  #connect(endpoint: SandboxEndpoint): void {
+    const previous = this.#endpoint;
+    if (previous?.host === endpoint.host && previous.apiKey === endpoint.apiKey) return;
+    void this.#remote?.close();
+    this.#endpoint = endpoint;
+    this.#remote = new RemoteWorkspace({
+      ...this.#options.remote,
+      host: endpoint.host,
+      apiKey: endpoint.apiKey,
+      workingDir: this.#driver.workingDir,
+    });
   }
 
   /** The error of a failed pause or resume step. */

@@ -143,8 +143,14 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
     });
   }
 
-  /** Resumes the suspended sandbox; the default rejects with `NOT_SUPPORTED`. */
-  protected async resumeSandbox(_options: SandboxHookOptions): Promise<void> {
+  /**
+   * Resumes the suspended sandbox; the default rejects with `NOT_SUPPORTED`. A sandbox that comes
+   * back at another address (a rescheduled pod or service task) returns its new endpoint.
+   */
+  protected async resumeSandbox(
+    _options: SandboxHookOptions,
+    // biome-ignore lint/suspicious/noConfusingVoidType: a hook whose address never changes returns nothing
+  ): Promise<SandboxEndpoint | undefined | void> {
     throw new WorkspaceError({
       code: 'NOT_SUPPORTED',
       message: `${this.kind} workspaces cannot be resumed`,
@@ -192,4 +198,28 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
   protected runClose(): Promise<void> {
     return this.#lifecycle.close();
   }
+}
+
+/**
+ * Starts a new sandbox workspace for a `create()` factory: resolves with it once its agent-server
+ * answers; on failure closes it (releasing whatever was made) and rethrows the start's error.
+ *
+ * @example
+ * ```ts
+ * static create(options: MyOptions, { signal }: { signal?: AbortSignal } = {}) {
+ *   return startOrClose(new MySandboxWorkspace(options), { signal });
+ * }
+ * ```
+ */
+export async function startOrClose<T extends SandboxWorkspace>(
+  workspace: T,
+  options: StartSandboxWorkspaceOptions = {},
+): Promise<T> {
+  try {
+    await workspace.start(options);
+  } catch (error) {
+    await workspace.close().catch(() => {});
+    throw error;
+  }
+  return workspace;
 }

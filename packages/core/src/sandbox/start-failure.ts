@@ -58,7 +58,10 @@ export async function startFailure(error: unknown, context: StartFailureContext)
   });
 }
 
-/** The `PROVISIONING_ERROR` of a sandbox that died before its agent-server answered. */
+/**
+ * The `PROVISIONING_ERROR` of a sandbox that died before its agent-server answered; the
+ * `details` of a `WorkspaceError` cause (e.g. a provider's `podStatus`) are kept.
+ */
 export async function diedDuringStart(
   probe: SandboxProbe,
   state: SandboxState,
@@ -71,5 +74,6 @@ export async function diedDuringStart(
     state,
     logs: logs ?? (await readSandboxLogs(probe)),
     cause,
+    ...(WorkspaceError.isInstance(cause) && { details: cause.details }),
   });
 }

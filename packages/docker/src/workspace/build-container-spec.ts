@@ -4,42 +4,88 @@ import type { ResolvedDockerWorkspaceOptions } from './docker-workspace-options.
 /** The port the agent-server listens on inside the container. */
 export const AGENT_SERVER_PORT = 8000;
 
-/** Options of {@link buildContainerSpec}. */
-export interface BuildContainerSpecOptions {
-  options: ResolvedDockerWorkspaceOptions;
-  /** The container's labels (see `managedLabels`). */
-  labels: Record<string, string>;
-  /** The agent-server's session key, passed as `SESSION_API_KEY`. */
-  apiKey: string;
-  /** The environment to read `forwardEnv` from. */
-  environment: NodeJS.ProcessEnv;
-}
+/** The fields of the workspace options a container spec is built from. */
+export type ContainerSpecFields = Pick<
+  ResolvedDockerWorkspaceOptions,
+  | 'image'
+  | 'command'
+  | 'user'
+  | 'env'
+  | 'forwardEnv'
+  | 'mounts'
+  | 'network'
+  | 'resources'
+  | 'extraPorts'
+  | 'publishAddress'
+> & {
+  /** The container's working directory; the image's when unset. */
+  workingDir?: string | undefined;
+};
 
 /**
- * The body of `POST /containers/create`: every port published on `publishAddress` with
- * `HostPort: ''` so Docker picks a free one when it binds (no check-then-bind race), the
- * session key in the environment, an init process, mounts, network and limits.
+ * How the agent-server learns its session key: the key itself (`SESSION_API_KEY`), or only its
+ * SHA-256 in hex (`SESSION_API_KEY_SHA256`) when the launcher must not hand the key over.
  */
-export function buildContainerSpec({
+export type ContainerSessionKey =
+  | { apiKey: string; apiKeySha256?: undefined }
+  | { apiKeySha256: string; apiKey?: undefined };
+
+/** Options of {@link containerEnvironment}. */
+export type ContainerEnvironmentOptions = {
+  options: Pick<ContainerSpecFields, 'env' | 'forwardEnv'>;
+  /** The environment to read `forwardEnv` from. */
+  environment: NodeJS.ProcessEnv;
+} & ContainerSessionKey;
+
+/**
+ * The `NAME=value` environment of an agent-server container: `forwardEnv` read from
+ * `environment`, then `env`, then the session key (or its hash), which nothing overrides.
+ */
+export function containerEnvironment({
   options,
-  labels,
-  apiKey,
   environment,
-}: BuildContainerSpecOptions): Docker.ContainerCreateOptions {
-  const ports = [AGENT_SERVER_PORT, ...(options.extraPorts ?? [])].map((port) => `${port}/tcp`);
+  apiKey,
+  apiKeySha256,
+}: ContainerEnvironmentOptions): string[] {
   const forwarded = (options.forwardEnv ?? []).flatMap((name) => {
     const value = environment[name];
     return value === undefined ? [] : [`${name}=${value}`];
   });
   const explicit = Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`);
+  const key =
+    apiKey !== undefined ? `SESSION_API_KEY=${apiKey}` : `SESSION_API_KEY_SHA256=${apiKeySha256}`;
+  // With Docker's init as PID 1, an image's own tini must register as a subreaper.
+  return ['TINI_SUBREAPER=1', ...forwarded, ...explicit, key];
+}
+
+/** Options of {@link buildContainerSpec}. */
+export type BuildContainerSpecOptions = {
+  options: ContainerSpecFields;
+  /** The container's labels (see `managedLabels`). */
+  labels: Record<string, string>;
+  /** The environment to read `forwardEnv` from. */
+  environment: NodeJS.ProcessEnv;
+} & ContainerSessionKey;
+
+/**
+ * The body of `POST /containers/create`: every port published on `publishAddress` with
+ * `HostPort: ''` so Docker picks a free one when it binds (no check-then-bind race), the
+ * session key (or its hash) in the environment, an init process, mounts, network and limits.
+ */
+export function buildContainerSpec({
+  options,
+  labels,
+  environment,
+  ...sessionKey
+}: BuildContainerSpecOptions): Docker.ContainerCreateOptions {
+  const ports = [AGENT_SERVER_PORT, ...(options.extraPorts ?? [])].map((port) => `${port}/tcp`);
   const { memoryBytes, cpus, pidsLimit } = options.resources ?? {};
   return {
     Image: options.image,
     ...(options.command && { Cmd: options.command }),
     ...(options.user && { User: options.user }),
-    WorkingDir: options.workingDir,
-    // With Docker's init as PID 1, an image's own tini must register as a subreaper.
-    Env: ['TINI_SUBREAPER=1', ...forwarded, ...explicit, `SESSION_API_KEY=${apiKey}`],
+    ...(options.workingDir && { WorkingDir: options.workingDir }),
+    Env: containerEnvironment({ options, environment, ...sessionKey }),
     Labels: labels,
     ExposedPorts: Object.fromEntries(ports.map((port) => [port, {}])),
     HostConfig: {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { WorkspaceError } from '@agent-workspace/core';
 import { environmentNameSchema } from '@agent-workspace/protocol';
 import Docker from 'dockerode';
 import { z } from 'zod';
@@ -198,28 +197,3 @@ export type DockerMount = z.input<typeof dockerMountSchema>;
 export type DockerResources = z.input<typeof dockerResourcesSchema>;
 /** Options after validation, defaults applied. */
 export type ResolvedDockerWorkspaceOptions = z.output<typeof dockerWorkspaceOptionsSchema>;
-
-/**
- * Validates `options` with `schema`; failures are `INVALID_CONFIG` errors naming each bad
- * field (e.g. `resources.memoryBytes: Too small`).
- */
-export function parseDockerConfig<T extends z.ZodType>(schema: T, options: unknown): z.output<T> {
-  const parsed = schema.safeParse(options);
-  if (parsed.success) return parsed.data;
-  const named = parsed.error.issues.map((issue) => {
-    // An unknown key is reported on its parent; name the key itself.
-    const paths =
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => [...issue.path, key].join('.'))
-        : [issue.path.join('.') || '(options)'];
-    return { paths, message: issue.message };
-  });
-  const fields = named.flatMap(({ paths }) => paths);
-  const issues = named.map(({ paths, message }) => `${paths.join(', ')}: ${message}`).join('; ');
-  throw new WorkspaceError({
-    code: 'INVALID_CONFIG',
-    message: `invalid docker workspace options: ${issues}`,
-    cause: parsed.error,
-    details: { kind: 'docker', fields },
-  });
-}

@@ -6,8 +6,10 @@ import {
   type SandboxLogsOptions,
   type SandboxState,
   SandboxWorkspace,
+  startOrClose,
   WorkspaceError,
 } from '@agent-workspace/core';
+import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
 import { AGENT_SERVER_PORT, buildContainerSpec } from './build-container-spec.js';
 import { containerSandboxState } from './container-sandbox-state.js';
@@ -16,7 +18,6 @@ import { DOCKER_LABELS, managedLabels } from './docker-labels.js';
 import {
   type DockerWorkspaceOptions,
   dockerWorkspaceOptionsSchema,
-  parseDockerConfig,
   type ResolvedDockerWorkspaceOptions,
 } from './docker-workspace-options.js';
 import { type PublishedPort, readPublishedPorts } from './published-port.js';
@@ -77,7 +78,9 @@ export class DockerWorkspace extends SandboxWorkspace {
    * does both.
    */
   constructor(options: DockerWorkspaceOptions) {
-    const resolved = parseDockerConfig(dockerWorkspaceOptionsSchema, options);
+    const resolved = parseWorkspaceOptions(dockerWorkspaceOptionsSchema, options, {
+      kind: 'docker',
+    });
     super({
       workingDir: resolved.workingDir,
       startupTimeoutMs: resolved.startupTimeoutMs,
@@ -101,14 +104,7 @@ export class DockerWorkspace extends SandboxWorkspace {
     options: DockerWorkspaceOptions,
     { signal }: CreateDockerWorkspaceOptions = {},
   ): Promise<DockerWorkspace> {
-    const workspace = new DockerWorkspace(options);
-    try {
-      await workspace.start({ signal });
-    } catch (error) {
-      await workspace.close().catch(() => {});
-      throw error;
-    }
-    return workspace;
+    return startOrClose(new DockerWorkspace(options), { signal });
   }
 
   /** The container's id, once created. */

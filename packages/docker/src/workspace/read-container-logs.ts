@@ -2,16 +2,24 @@ import { PassThrough, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type Docker from 'dockerode';
 
+/** What logs are read from: a container, or a Swarm service (`docker service logs`). */
+export interface LogSource {
+  logs(
+    options: Docker.ContainerLogsOptions & { follow?: false },
+  ): Promise<Buffer | NodeJS.ReadableStream>;
+}
+
 /** Options of {@link readContainerLogs}. */
 export interface ReadContainerLogsOptions {
   docker: Docker;
-  container: Docker.Container;
+  /** A container, or a Swarm service (its tasks' output, as `docker service logs`). */
+  container: LogSource;
   /** How many of the last lines. */
   tailLines: number;
   signal?: AbortSignal | undefined;
 }
 
-/** The container's last output lines, stdout and stderr interleaved as written. */
+/** The last output lines of a container (or service), stdout and stderr interleaved as written. */
 export async function readContainerLogs({
   docker,
   container,
@@ -29,7 +37,7 @@ export async function readContainerLogs({
   const output = new PassThrough();
   const chunks: Buffer[] = [];
   output.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const input = Readable.from([raw]);
+  const input = Buffer.isBuffer(raw) ? Readable.from([raw]) : (raw as Readable);
   docker.modem.demuxStream(input, output, output);
   await finished(input);
   return Buffer.concat(chunks).toString('utf8');

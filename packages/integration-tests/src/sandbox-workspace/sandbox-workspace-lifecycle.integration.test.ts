@@ -110,6 +110,17 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     await workspace.resume();
   });
 
+  it('a sandbox that comes back at another address after resume is used there', async () => {
+    const workspace = makeWorkspace({ restartOnResume: true });
+    await workspace.executeCommand('echo kept > note.txt');
+    const before = workspace.host;
+    await workspace.pause();
+    await workspace.resume();
+    expect(workspace.host).not.toBe(before);
+    expect((await workspace.executeCommand('cat note.txt')).stdout).toBe('kept\n');
+    expect((await workspace.agentServerEndpoint()).host).toBe(workspace.host);
+  });
+
   it('a sandbox that exits during start gives PROVISIONING_ERROR with its exit code and logs', async () => {
     const workspace = makeWorkspace({ script: EXITS_EARLY });
     const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');

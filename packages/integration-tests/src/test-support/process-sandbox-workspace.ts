@@ -34,6 +34,11 @@ export interface ProcessSandboxWorkspaceOptions
    * listens.
    */
   script?: string;
+  /**
+   * Pause ends the process and resume starts a new one on another port, keeping the directory:
+   * a sandbox that comes back at another address (a rescheduled pod or service task).
+   */
+  restartOnResume?: boolean;
 }
 
 /**
@@ -44,15 +49,17 @@ export interface ProcessSandboxWorkspaceOptions
 export class ProcessSandboxWorkspace extends SandboxWorkspace {
   readonly kind = 'process-sandbox';
   readonly #script: string | undefined;
+  readonly #restartOnResume: boolean;
   readonly #apiKey = randomBytes(32).toString('hex');
   readonly #logs: string[] = [];
   #child: ChildProcess | undefined;
   #exited: Promise<void> | undefined;
   #paused = false;
 
-  constructor({ script, ...options }: ProcessSandboxWorkspaceOptions = {}) {
+  constructor({ script, restartOnResume, ...options }: ProcessSandboxWorkspaceOptions = {}) {
     super({ ...options, workingDir: path.join(os.tmpdir(), `process-sandbox-${randomUUID()}`) });
     this.#script = script;
+    this.#restartOnResume = restartOnResume ?? false;
   }
 
   /** The sandbox process, once started. */
@@ -107,22 +114,35 @@ export class ProcessSandboxWorkspace extends SandboxWorkspace {
 
   protected override async pauseSandbox(): Promise<void> {
     const child = this.#child;
+    if (this.#restartOnResume) {
+      await this.#kill();
+      this.#paused = true;
+      return;
+    }
     if (child?.pid !== undefined && child.kill('SIGSTOP')) await untilStopped(child.pid);
     this.#paused = true;
   }
 
-  protected override async resumeSandbox(): Promise<void> {
-    this.#child?.kill('SIGCONT');
+  protected override async resumeSandbox(
+    options: SandboxHookOptions,
+  ): Promise<SandboxEndpoint | undefined> {
     this.#paused = false;
+    if (this.#restartOnResume) return this.startSandbox(options);
+    this.#child?.kill('SIGCONT');
+    return undefined;
   }
 
   protected async releaseSandbox(_options: ReleaseSandboxOptions): Promise<void> {
+    await this.#kill();
+    await rm(this.workingDir, { recursive: true, force: true });
+  }
+
+  async #kill(): Promise<void> {
     const child = this.#child;
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await this.#exited;
     }
-    await rm(this.workingDir, { recursive: true, force: true });
   }
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
  * - `INVALID_ARGUMENT`: a caller passed a bad value (the message names the field).
  * - `INVALID_CWD`: the working directory of a command does not exist or is not a directory.
  * - `NOT_FOUND`: a file or directory the operation needs does not exist (the message names it).
+ * - `ALREADY_EXISTS`: the thing to create exists already (a Runtime API session id in use).
  * - `FORBIDDEN`: a confinement policy refuses the path or operation (it leads outside the working
  *   directory, or through a hard link, a foreign git directory, ...); the message names the field.
  * - `INVALID_CONFIG`: a workspace or LLM config failed validation (the message names the field).
@@ -45,6 +46,7 @@ export const workspaceErrorCodeSchema = z.enum([
   'INVALID_CWD',
   'FORBIDDEN',
   'NOT_FOUND',
+  'ALREADY_EXISTS',
   'INVALID_CONFIG',
   'UNKNOWN_WORKSPACE_KIND',
   'DUPLICATE_WORKSPACE_KIND',

@@ -33,6 +33,7 @@ export const WORKSPACE_ERROR_WIRE: Readonly<Record<WorkspaceErrorCode, Workspace
   FORBIDDEN: { status: 403, execCode: 'FORBIDDEN', bashErrorCode: 'PermissionError' },
   // A start frame names one path, its cwd.
   NOT_FOUND: { status: 404, execCode: 'INVALID_CWD', bashErrorCode: 'FileNotFoundError' },
+  ALREADY_EXISTS: { status: 409, execCode: 'INTERNAL_ERROR', bashErrorCode: 'ValueError' },
   RESOURCE_EXHAUSTED: {
     status: 429,
     execCode: 'TOO_MANY_COMMANDS',

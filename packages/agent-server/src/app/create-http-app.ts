@@ -1,0 +1,77 @@
+import { httpErrorBody } from '@agent-workspace/protocol';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { errorHandler } from './error-handler.js';
+import { registerJsonBodyParser } from './parse-json-body.js';
+import { clientErrorHandler, frameworkErrors } from './protocol-errors.js';
+import { redactRequestUrl } from './redact-request-url.js';
+import { zodValidatorCompiler } from './zod-validator-compiler.js';
+
+/** Longest the request line and headers may take to arrive. */
+const HEADERS_TIMEOUT_MS = 30_000;
+
+/** Options of {@link createHttpApp}. */
+export interface CreateHttpAppOptions {
+  /** pino level; requests are logged at `debug` and `trace` only. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest JSON body, in bytes. */
+  bodyLimit: number;
+  /** Longest a whole request (headers and body) may take to arrive, in milliseconds. */
+  requestTimeoutMs: number;
+  /** Most open client connections; more are closed at once. */
+  maxConnections: number;
+}
+
+/** A Fastify app whose routes are typed by zod schemas. */
+export type HttpApp = ReturnType<typeof createHttpApp>;
+
+/**
+ * The HTTP base every agent-workspace server shares (the agent-server and the Runtime API
+ * server): JSON logs without secrets in URLs, a strict JSON body parser, zod validation with
+ * FastAPI-style 422 issues, every failure in the `{"detail": ...}` envelope (unparsable
+ * requests, unknown routes, a missing `Host`), bounded headers, bodies, time and connections.
+ */
+export function createHttpApp(options: CreateHttpAppOptions) {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      // Fastify's request fields, with secret query parameters hidden.
+      serializers: {
+        req: (request: FastifyRequest) => ({
+          method: request.method,
+          url: redactRequestUrl(request.url),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
+    },
+    logController: new LogController({
+      disableRequestLogging: options.logLevel !== 'debug' && options.logLevel !== 'trace',
+    }),
+    bodyLimit: options.bodyLimit,
+    requestTimeout: options.requestTimeoutMs,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    // A missing Host is answered below, in the error envelope.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
+    frameworkErrors,
+  }).withTypeProvider<ZodTypeProvider>();
+  registerJsonBodyParser(app as unknown as FastifyInstance);
+  app.server.maxConnections = options.maxConnections;
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutMs);
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      return reply
+        .code(400)
+        .header('connection', 'close')
+        .send(httpErrorBody('Missing Host header'));
+    }
+  });
+  return app;
+}

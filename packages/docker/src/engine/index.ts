@@ -1,0 +1,35 @@
+/**
+ * Building blocks for launchers of agent-server containers other than `DockerWorkspace` (the
+ * Runtime API's Docker and Swarm backends): the container spec, published ports, logs,
+ * removal, state mapping and engine errors, as `DockerWorkspace` uses them.
+ *
+ * @packageDocumentation
+ */
+export {
+  AGENT_SERVER_PORT,
+  type BuildContainerSpecOptions,
+  buildContainerSpec,
+  type ContainerEnvironmentOptions,
+  type ContainerSessionKey,
+  type ContainerSpecFields,
+  containerEnvironment,
+} from '../workspace/build-container-spec.js';
+export { containerSandboxState } from '../workspace/container-sandbox-state.js';
+export { type DockerErrorOptions, dockerError, dockerStatus } from '../workspace/docker-error.js';
+export {
+  type PublishedPort,
+  type ReadPublishedPortsOptions,
+  readPublishedPorts,
+} from '../workspace/published-port.js';
+export {
+  type LogSource,
+  type ReadContainerLogsOptions,
+  readContainerLogs,
+} from '../workspace/read-container-logs.js';
+export { type RemoveContainerOptions, removeContainer } from '../workspace/remove-container.js';
+export {
+  type DockerConnectionOptions,
+  describeDockerEngine,
+  dialAddress,
+  resolveDocker,
+} from '../workspace/resolve-docker.js';

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { commandEnvironmentSchema } from '../limits/command-input-schemas.js';
+import { RUNTIME_RESOURCE_FACTORS } from '../wire/runtime-api-routes.js';
+import { runtimeSessionIdSchema } from './runtime-session.js';
+
+/** Longest `image` reference, in characters. */
+const MAX_IMAGE_LENGTH = 512;
+
+/**
+ * Body of `POST /start`, as the OpenHands `APIRemoteWorkspace` sends it. Unknown fields are
+ * refused with a 422 naming them. `command`, `run_as_user`, `fs_group` and `runtime_class` are
+ * accepted for compatibility; what a server does with them is its own (ours: see the
+ * remote-api README).
+ */
+export const startRuntimeRequestWireSchema = z.strictObject({
+  /** The agent-server image; a server may allow only some. */
+  image: z.string().min(1).max(MAX_IMAGE_LENGTH),
+  session_id: runtimeSessionIdSchema,
+  /** The command starting the agent-server (OpenHands images need one). */
+  command: z.union([z.string().max(4096), z.array(z.string().max(4096)).max(64)]).nullish(),
+  /** Working directory of the agent-server process. */
+  working_dir: z.string().min(1).max(4096).optional(),
+  /** Environment of the sandbox, within the command-environment limits. */
+  environment: commandEnvironmentSchema.optional(),
+  run_as_user: z.number().int().min(0).max(2_147_483_647).nullish(),
+  fs_group: z.number().int().min(0).max(2_147_483_647).nullish(),
+  image_pull_policy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
+  runtime_class: z.string().min(1).max(253).nullish(),
+  resource_factor: z
+    .number()
+    .refine(
+      (factor) => (RUNTIME_RESOURCE_FACTORS as readonly number[]).includes(factor),
+      `must be one of ${RUNTIME_RESOURCE_FACTORS.join(', ')}`,
+    )
+    .optional(),
+});
+
+/** Wire JSON of `POST /start`. */
+export type StartRuntimeRequestWire = z.infer<typeof startRuntimeRequestWireSchema>;
+
+/** Body of `POST /pause`, `/resume` and `/stop`. */
+export const runtimeIdRequestWireSchema = z.strictObject({
+  runtime_id: z.string().min(1).max(128),
+});
+
+/** Wire JSON of `POST /pause`, `/resume` and `/stop`. */
+export type RuntimeIdRequestWire = z.infer<typeof runtimeIdRequestWireSchema>;
+
+/** Answer of `POST /stop`: the session no longer runs (also when it was already gone). */
+export const runtimeStoppedWireSchema = z.object({
+  runtime_id: z.string(),
+  status: z.literal('stopped'),
+});
+
+/** Wire JSON of the answer of `POST /stop`. */
+export type RuntimeStoppedWire = z.infer<typeof runtimeStoppedWireSchema>;

@@ -1,0 +1,301 @@
+import { describeSandboxState } from '@agent-workspace/core/internal';
+import {
+  AGENT_SERVER_PORT,
+  buildContainerSpec,
+  containerSandboxState,
+  type DockerConnectionOptions,
+  dockerStatus,
+  readContainerLogs,
+  readPublishedPorts,
+  removeContainer,
+  resolveDocker,
+} from '@agent-workspace/docker/engine';
+import type Docker from 'dockerode';
+import { engineCall, labelFilter } from './engine-call.js';
+import { ownLabels } from './own-labels.js';
+import { releaseFailedStart } from './release-failed-start.js';
+import type {
+  BackendCallOptions,
+  BackendSession,
+  RuntimeBackend,
+  SessionSpec,
+} from './runtime-backend.js';
+import { sessionExists, sessionNotFound, validateSessionSpec } from './session-errors.js';
+import { RUNTIME_LABELS, sessionObjectName } from './session-labels.js';
+
+/** Seconds `stop` gives the agent-server to exit before it is killed. */
+const STOP_TIMEOUT_SECONDS = 2;
+/** Bound on removing what a failed start created. */
+const CLEANUP_TIMEOUT_MS = 15_000;
+
+/** Options of {@link DockerRuntimeBackend}. */
+export interface DockerRuntimeBackendOptions extends DockerConnectionOptions {
+  /** Label namespace of this backend's sessions. @default 'default' */
+  namespace?: string | undefined;
+  /**
+   * Host address the agent-server port is published on. @default '127.0.0.1'. Publishing on
+   * all interfaces (`0.0.0.0`) lets other machines reach sessions (the session key guards them).
+   */
+  publishAddress?: string | undefined;
+  /** Network the containers join (bridge or user-defined); default Docker's bridge. */
+  network?: string | undefined;
+}
+
+/** A session's container as the engine reports it. */
+interface FoundContainer {
+  id: string;
+  info: Docker.ContainerInspectInfo;
+}
+
+/**
+ * Runtime API sessions as containers on one Docker engine: one container per session, named
+ * {@link sessionObjectName} (so the engine refuses a second start of a session id), carrying the
+ * session's labels (the only record of it), with the agent-server's port 8000 published on
+ * `publishAddress` on a host port Docker picks. The sandbox gets only the SHA-256 of the session
+ * key (`SESSION_API_KEY_SHA256`).
+ *
+ * - `pause` / `resume` are `docker pause` / `docker unpause`: processes are frozen, files and the
+ *   URL stay.
+ * - `stop` stops the container (2 s, at once when paused) and removes it with its volumes.
+ * - A container that exited is `stopped` with `engineState: 'failed'` and its exit code.
+ */
+export class DockerRuntimeBackend implements RuntimeBackend {
+  readonly kind = 'docker';
+  readonly namespace: string;
+  readonly #docker: Docker;
+  readonly #publishAddress: string;
+  readonly #network: string | undefined;
+
+  /** Connects lazily: nothing is asked of the engine until the first call. */
+  constructor(options: DockerRuntimeBackendOptions = {}) {
+    this.namespace = options.namespace ?? 'default';
+    this.#docker = resolveDocker(options);
+    this.#publishAddress = options.publishAddress ?? '127.0.0.1';
+    this.#network = options.network;
+  }
+
+  /**
+   * Creates and starts the session's container. `ALREADY_EXISTS` when the session id is taken,
+   * `PROVISIONING_ERROR` when the image is missing (saying how to build it) or the engine refuses,
+   * `ABORTED`; what this call created is removed again when it fails.
+   */
+  async start(spec: SessionSpec, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
+    validateSessionSpec(spec, this.namespace);
+    const docker = this.#docker;
+    const name = sessionObjectName(this.namespace, spec.sessionId);
+    const body = buildContainerSpec({
+      options: {
+        image: spec.image,
+        env: spec.environment,
+        workingDir: spec.workingDir,
+        user: spec.runAsUser === undefined ? undefined : String(spec.runAsUser),
+        network: this.#network,
+        resources: spec.resources,
+        publishAddress: this.#publishAddress,
+      },
+      labels: spec.labels,
+      environment: {},
+      apiKeySha256: spec.sessionKeyHash,
+    });
+    try {
+      const container = await this.#create(spec, name, body, signal);
+      await engineCall({ docker, action: `start container ${name}`, signal }, () =>
+        container.start({ abortSignal: signal }),
+      );
+      const info = await this.#inspect(container.id, signal);
+      if (!info) throw sessionNotFound(spec.runtimeId, this.namespace);
+      return this.#session(info);
+    } catch (error) {
+      return releaseFailedStart(error, {
+        backend: this,
+        runtimeId: spec.runtimeId,
+        timeoutMs: CLEANUP_TIMEOUT_MS,
+      });
+    }
+  }
+
+  /** The session's container by its session id, or `undefined`. */
+  async get(
+    sessionId: string,
+    { signal }: BackendCallOptions = {},
+  ): Promise<BackendSession | undefined> {
+    const [found] = await this.#find({ [RUNTIME_LABELS.sessionId]: sessionId }, signal);
+    return found && this.#session(found.info);
+  }
+
+  /** The session's container by its runtime id, or `undefined`. */
+  async getByRuntimeId(
+    runtimeId: string,
+    { signal }: BackendCallOptions = {},
+  ): Promise<BackendSession | undefined> {
+    const [found] = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
+    return found && this.#session(found.info);
+  }
+
+  /** Every session container of this namespace. */
+  async list({ signal }: BackendCallOptions = {}): Promise<BackendSession[]> {
+    const found = await this.#find({}, signal);
+    return found.map(({ info }) => this.#session(info));
+  }
+
+  /** `docker pause`; a paused session is left as it is. `NOT_FOUND` for an unknown runtime id. */
+  async pause(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
+    return this.#freeze(runtimeId, true, signal);
+  }
+
+  /** `docker unpause`; a running session is left as it is. `NOT_FOUND` for an unknown runtime id. */
+  async resume(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
+    return this.#freeze(runtimeId, false, signal);
+  }
+
+  /** Stops and removes the session's container with its volumes; `false` when there was none. */
+  async stop(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<boolean> {
+    const found = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
+    await Promise.all(
+      found.map(({ id, info }) =>
+        removeContainer({
+          docker: this.#docker,
+          id,
+          // A frozen agent-server cannot handle a graceful stop.
+          stopTimeoutSeconds: info.State.Paused ? 0 : STOP_TIMEOUT_SECONDS,
+          signal,
+        }),
+      ),
+    );
+    return found.length > 0;
+  }
+
+  /** The container's last `tailLines` lines. `NOT_FOUND` for an unknown runtime id. */
+  async logs(
+    runtimeId: string,
+    { signal, tailLines }: BackendCallOptions & { tailLines: number },
+  ): Promise<string> {
+    const found = await this.#one(runtimeId, signal);
+    const docker = this.#docker;
+    return engineCall({ docker, action: `read the logs of container ${found.id}`, signal }, () =>
+      readContainerLogs({ docker, container: docker.getContainer(found.id), tailLines, signal }),
+    );
+  }
+
+  /** Creates the session's container; `ALREADY_EXISTS` when the engine has one of that name. */
+  async #create(
+    spec: SessionSpec,
+    name: string,
+    body: Docker.ContainerCreateOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<Docker.Container> {
+    const docker = this.#docker;
+    const action = `create container ${name} from ${spec.image}`;
+    return engineCall({ docker, action, image: spec.image, signal }, async () => {
+      try {
+        // `_query` / `_body` split the create options between the URL and the JSON body.
+        return await docker.createContainer({
+          _query: { name },
+          _body: body,
+          abortSignal: signal,
+        } as unknown as Docker.ContainerCreateOptions);
+      } catch (error) {
+        if (dockerStatus(error) === 409) throw sessionExists(spec.sessionId, this.namespace, error);
+        throw error;
+      }
+    });
+  }
+
+  /** Pauses (`frozen`) or unpauses the session's container unless it is so already. */
+  async #freeze(
+    runtimeId: string,
+    frozen: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<BackendSession> {
+    const found = await this.#one(runtimeId, signal);
+    if (found.info.State.Paused === frozen) return this.#session(found.info);
+    const container = this.#docker.getContainer(found.id);
+    const verb = frozen ? 'pause' : 'unpause';
+    try {
+      await engineCall(
+        { docker: this.#docker, action: `${verb} container ${found.id}`, signal },
+        () =>
+          frozen
+            ? container.pause({ abortSignal: signal })
+            : container.unpause({ abortSignal: signal }),
+      );
+    } catch (error) {
+      // A concurrent call may have done it first.
+      const info = await this.#inspect(found.id, signal);
+      if (info?.State.Paused !== frozen) throw error;
+    }
+    const info = await this.#inspect(found.id, signal);
+    if (!info) throw sessionNotFound(runtimeId, this.namespace);
+    return this.#session(info);
+  }
+
+  /** The one container of `runtimeId`, or `NOT_FOUND`. */
+  async #one(runtimeId: string, signal: AbortSignal | undefined): Promise<FoundContainer> {
+    const [found] = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
+    if (!found) throw sessionNotFound(runtimeId, this.namespace);
+    return found;
+  }
+
+  /** This namespace's containers with `labels`, inspected (ones removed meanwhile left out). */
+  async #find(
+    labels: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<FoundContainer[]> {
+    const docker = this.#docker;
+    const filters = labelFilter({ [RUNTIME_LABELS.namespace]: this.namespace, ...labels });
+    const containers = await engineCall({ docker, action: 'list containers', signal }, () =>
+      docker.listContainers({ all: true, filters: { label: filters }, abortSignal: signal }),
+    );
+    const found = await Promise.all(
+      containers.map(async ({ Id }) => {
+        const info = await this.#inspect(Id, signal);
+        return info && { id: Id, info };
+      }),
+    );
+    return found.filter((entry) => entry !== undefined);
+  }
+
+  /** `docker inspect`, or `undefined` when the container is gone. */
+  async #inspect(
+    id: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Docker.ContainerInspectInfo | undefined> {
+    const docker = this.#docker;
+    return engineCall({ docker, action: `inspect container ${id}`, signal }, async () => {
+      try {
+        return await docker.getContainer(id).inspect({ abortSignal: signal });
+      } catch (error) {
+        if (dockerStatus(error) === 404) return undefined;
+        throw error;
+      }
+    });
+  }
+
+  /** The engine's view of a session from its container. */
+  #session(info: Docker.ContainerInspectInfo): BackendSession {
+    const labels = ownLabels(info.Config.Labels);
+    const url = readPublishedPorts({
+      docker: this.#docker,
+      info,
+      publishAddress: this.#publishAddress,
+    }).get(AGENT_SERVER_PORT)?.url;
+    const state = containerSandboxState(info.State);
+    switch (state.status) {
+      case 'running':
+        return { labels, status: 'running', engineState: 'running', url };
+      // Frozen: nothing answers until resumed, but the URL stays.
+      case 'paused':
+        return { labels, status: 'paused', engineState: 'pending', url };
+      case 'exited':
+        // e.g. `exited with code 137 (OOMKilled)`
+        return {
+          labels,
+          status: 'stopped',
+          engineState: 'failed',
+          message: describeSandboxState(state),
+        };
+      default:
+        return { labels, status: 'running', engineState: 'pending', url };
+    }
+  }
+}

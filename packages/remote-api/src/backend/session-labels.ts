@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import packageJson from '../../package.json' with { type: 'json' };
+
+/** Prefix of every label the Runtime API puts on what it creates. */
+export const RUNTIME_LABEL_PREFIX = 'agent-workspace.runtime.';
+
+/** The labels of a session's sandbox: the engine is the only record of a session. */
+export const RUNTIME_LABELS = {
+  /** The server namespace that owns it; servers sharing an engine see only their own. */
+  namespace: 'agent-workspace.runtime.namespace',
+  sessionId: 'agent-workspace.runtime.session-id',
+  runtimeId: 'agent-workspace.runtime.runtime-id',
+  image: 'agent-workspace.runtime.image',
+  resourceFactor: 'agent-workspace.runtime.resource-factor',
+  /** ISO 8601 creation time. */
+  createdAt: 'agent-workspace.runtime.created-at',
+  /** Random salt the session key is derived with (the key itself is stored nowhere). */
+  keyNonce: 'agent-workspace.runtime.key-nonce',
+  /** Version of `@agent-workspace/remote-api` that made it. */
+  version: 'agent-workspace.runtime.version',
+} as const;
+
+/** Fields of a session recorded in its labels. */
+export interface SessionLabelFields {
+  namespace: string;
+  sessionId: string;
+  runtimeId: string;
+  image: string;
+  resourceFactor: number;
+  createdAt: string;
+  keyNonce: string;
+}
+
+/** The labels of a new session. */
+export function sessionLabels(fields: SessionLabelFields): Record<string, string> {
+  return {
+    [RUNTIME_LABELS.namespace]: fields.namespace,
+    [RUNTIME_LABELS.sessionId]: fields.sessionId,
+    [RUNTIME_LABELS.runtimeId]: fields.runtimeId,
+    [RUNTIME_LABELS.image]: fields.image,
+    [RUNTIME_LABELS.resourceFactor]: String(fields.resourceFactor),
+    [RUNTIME_LABELS.createdAt]: fields.createdAt,
+    [RUNTIME_LABELS.keyNonce]: fields.keyNonce,
+    [RUNTIME_LABELS.version]: packageJson.version,
+  };
+}
+
+/** Reads a session's fields back from its labels; `undefined` when one is missing. */
+export function sessionLabelFields(
+  labels: Record<string, string> | undefined,
+): SessionLabelFields | undefined {
+  const get = (key: string) => labels?.[key];
+  const fields = {
+    namespace: get(RUNTIME_LABELS.namespace),
+    sessionId: get(RUNTIME_LABELS.sessionId),
+    runtimeId: get(RUNTIME_LABELS.runtimeId),
+    image: get(RUNTIME_LABELS.image),
+    resourceFactor: Number(get(RUNTIME_LABELS.resourceFactor)),
+    createdAt: get(RUNTIME_LABELS.createdAt),
+    keyNonce: get(RUNTIME_LABELS.keyNonce),
+  };
+  const { resourceFactor, ...strings } = fields;
+  if (!Number.isFinite(resourceFactor)) return undefined;
+  if (Object.values(strings).some((value) => value === undefined)) return undefined;
+  return fields as SessionLabelFields;
+}
+
+/**
+ * The engine object name of a session (container or service): unique per namespace and session
+ * id, so the engine itself refuses a second start. 48 characters, within Swarm's 63.
+ */
+export function sessionObjectName(namespace: string, sessionId: string): string {
+  const digest = createHash('sha256').update(`${namespace}\0${sessionId}`).digest('hex');
+  return `agent-workspace-session-${digest.slice(0, 24)}`;
+}

@@ -1,0 +1,532 @@
+import { WorkspaceError } from '@agent-workspace/core';
+import {
+  AGENT_SERVER_PORT,
+  containerEnvironment,
+  type DockerConnectionOptions,
+  dialAddress,
+  dockerStatus,
+  readContainerLogs,
+  resolveDocker,
+} from '@agent-workspace/docker/engine';
+import type Docker from 'dockerode';
+import { delay, engineCall, labelFilter } from './engine-call.js';
+import { ownLabels } from './own-labels.js';
+import { releaseFailedStart } from './release-failed-start.js';
+import type {
+  BackendCallOptions,
+  BackendSession,
+  RuntimeBackend,
+  SessionSpec,
+} from './runtime-backend.js';
+import { sessionExists, sessionNotFound, validateSessionSpec } from './session-errors.js';
+import { RUNTIME_LABELS, sessionObjectName } from './session-labels.js';
+
+/** Task states before `running`: the task is being scheduled, pulled, created or started. */
+const PENDING_TASK_STATES = new Set([
+  'new',
+  'allocated',
+  'pending',
+  'assigned',
+  'accepted',
+  'preparing',
+  'ready',
+  'starting',
+]);
+/** Task states a task ends in by itself (restart `none`: nothing replaces it). */
+const FINAL_TASK_STATES = new Set(['complete', 'failed', 'rejected', 'orphaned', 'remove']);
+/** Bound on waiting for a removed service's container to let go of its volume. */
+const VOLUME_RELEASE_TIMEOUT_MS = 30_000;
+/** Bound on waiting for the swarm to shut down and delete a paused service's task. */
+const TASK_SHUTDOWN_TIMEOUT_MS = 60_000;
+/** Bound on removing what a failed start created. */
+const CLEANUP_TIMEOUT_MS = 30_000;
+/** Tries of a service update that races another one (`update out of sequence`). */
+const UPDATE_ATTEMPTS = 5;
+
+/** Options of {@link SwarmRuntimeBackend}. */
+export interface SwarmRuntimeBackendOptions extends DockerConnectionOptions {
+  /** Label namespace of this backend's sessions. @default 'default' */
+  namespace?: string | undefined;
+  /** Overlay network (attachable or not) the sessions' tasks join; default none. */
+  network?: string | undefined;
+  /** Swarm placement constraints of every session, e.g. `['node.labels.sandboxes==true']`. */
+  placementConstraints?: string[] | undefined;
+  /**
+   * Reserve each session's CPU and memory limits on its node, so the scheduler spreads sessions
+   * over nodes and never overcommits one. @default true
+   */
+  reserveResources?: boolean | undefined;
+  /**
+   * Address a node's published ports are reached at, by node id or hostname; default the
+   * node's own `Status.Addr`.
+   */
+  nodeAddresses?: Record<string, string> | undefined;
+}
+
+/** The fields of a Swarm task this backend reads. */
+interface SwarmTask {
+  ID: string;
+  ServiceID: string;
+  NodeID?: string;
+  CreatedAt?: string;
+  DesiredState?: string;
+  Version?: { Index?: number };
+  Status?: {
+    State?: string;
+    Message?: string;
+    Err?: string;
+    ContainerStatus?: { ExitCode?: number };
+    PortStatus?: { Ports?: Docker.PortConfig[] };
+  };
+}
+
+/** The fields of a Swarm node this backend reads. */
+interface SwarmNode {
+  ID: string;
+  Description?: { Hostname?: string };
+  Status?: { Addr?: string };
+}
+
+/** A session's service with its newest task. */
+interface FoundService {
+  service: Docker.Service;
+  task: SwarmTask | undefined;
+}
+
+/**
+ * Runtime API sessions as Docker Swarm services: one service per session, named
+ * {@link sessionObjectName} (so the swarm refuses a second start of a session id), with one
+ * replica that is never restarted, the session's labels on the service, its task's container
+ * and its volume (the only record of a session), and CPU, memory and process limits (reserved
+ * too, by default). The sandbox gets only the SHA-256 of the session key.
+ *
+ * - The agent-server port is published in host mode on a port the engine picks, on every
+ *   interface of the node running the task; the URL is that node's address and port.
+ * - The working directory is a named volume labelled like the service, so files survive pause.
+ * - `pause` pins the service to the node its task ran on (where the volume is), scales it to 0
+ *   and waits until the task is gone; `resume` scales it to 1, which starts a new task. Its host
+ *   port is the engine's choice again (the same one here, when it is still free), so the URL
+ *   may change: the server and clients read it again after a resume.
+ * - `stop` removes the service, then its volume on this engine. On a multi-node swarm a volume
+ *   on another node stays: prune it there by label.
+ *
+ * No registry is involved on the client side: no credentials are sent and the image is not
+ * resolved to a digest, so a local image works; each node runs the image it has (its engine
+ * may try to pull the tag and falls back to the local image when that fails).
+ */
+export class SwarmRuntimeBackend implements RuntimeBackend {
+  readonly kind = 'swarm';
+  readonly namespace: string;
+  readonly #docker: Docker;
+  readonly #network: string | undefined;
+  readonly #constraints: string[];
+  readonly #reserve: boolean;
+  readonly #nodeAddresses: Record<string, string>;
+
+  /** Connects lazily: nothing is asked of the engine (a swarm manager) until the first call. */
+  constructor(options: SwarmRuntimeBackendOptions = {}) {
+    this.namespace = options.namespace ?? 'default';
+    this.#docker = resolveDocker(options);
+    this.#network = options.network;
+    this.#constraints = options.placementConstraints ?? [];
+    this.#reserve = options.reserveResources ?? true;
+    this.#nodeAddresses = options.nodeAddresses ?? {};
+  }
+
+  /**
+   * Creates the session's service. `ALREADY_EXISTS` when the session id is taken, `ABORTED`; what
+   * this call created is removed again when it fails. A missing image shows later, as a
+   * `failed` session whose message says so.
+   */
+  async start(spec: SessionSpec, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
+    validateSessionSpec(spec, this.namespace);
+    const name = sessionObjectName(this.namespace, spec.sessionId);
+    const options: Docker.CreateServiceOptions = {
+      ...this.#serviceSpec(spec, name),
+      abortSignal: signal,
+    };
+    try {
+      await this.#create(spec, options, signal);
+      const session = await this.get(spec.sessionId, { signal });
+      if (session) return session;
+      throw new WorkspaceError({
+        code: 'PROVISIONING_ERROR',
+        message: `service ${name} of session ${spec.sessionId} disappeared right after it was created`,
+      });
+    } catch (error) {
+      return releaseFailedStart(error, {
+        backend: this,
+        runtimeId: spec.runtimeId,
+        timeoutMs: CLEANUP_TIMEOUT_MS,
+      });
+    }
+  }
+
+  /** The session's service by its session id, or `undefined`. */
+  async get(
+    sessionId: string,
+    { signal }: BackendCallOptions = {},
+  ): Promise<BackendSession | undefined> {
+    return (await this.#sessions({ [RUNTIME_LABELS.sessionId]: sessionId }, signal))[0];
+  }
+
+  /** The session's service by its runtime id, or `undefined`. */
+  async getByRuntimeId(
+    runtimeId: string,
+    { signal }: BackendCallOptions = {},
+  ): Promise<BackendSession | undefined> {
+    return (await this.#sessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal))[0];
+  }
+
+  /** Every session service of this namespace. */
+  async list({ signal }: BackendCallOptions = {}): Promise<BackendSession[]> {
+    return this.#sessions({}, signal);
+  }
+
+  /**
+   * Pins the service to the node its task ran on (its volume is there), scales it to 0 and waits
+   * (bounded) until the swarm has shut the task down and deleted it; a paused session is only
+   * waited for. `NOT_FOUND` for an unknown runtime id.
+   */
+  async pause(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
+    return this.#scale(runtimeId, 0, signal);
+  }
+
+  /**
+   * Scales the service back to 1 (once the paused task is gone): a new task starts on a host port
+   * the engine picks, so the URL may change. A running session is left as it is. `NOT_FOUND` for
+   * an unknown runtime id.
+   */
+  async resume(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
+    return this.#scale(runtimeId, 1, signal);
+  }
+
+  /**
+   * Removes the session's service, then its volume on this engine once the task's container let
+   * go of it (bounded); `false` when neither existed.
+   */
+  async stop(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<boolean> {
+    const docker = this.#docker;
+    const labels = labelFilter({
+      [RUNTIME_LABELS.namespace]: this.namespace,
+      [RUNTIME_LABELS.runtimeId]: runtimeId,
+    });
+    const services = await engineCall({ docker, action: 'list services', signal }, () =>
+      docker.listServices({ filters: { label: labels }, abortSignal: signal }),
+    );
+    for (const { ID } of services) {
+      await engineCall({ docker, action: `remove service ${ID}`, signal }, async () => {
+        try {
+          await docker.getService(ID).remove({ abortSignal: signal });
+        } catch (error) {
+          if (dockerStatus(error) !== 404) throw error;
+        }
+      });
+    }
+    const removedVolumes = await this.#removeVolumes(labels, signal);
+    return services.length > 0 || removedVolumes > 0;
+  }
+
+  /** The last `tailLines` lines of the service's tasks. `NOT_FOUND` for an unknown runtime id. */
+  async logs(
+    runtimeId: string,
+    { signal, tailLines }: BackendCallOptions & { tailLines: number },
+  ): Promise<string> {
+    const { service } = await this.#one(runtimeId, signal);
+    const docker = this.#docker;
+    return engineCall({ docker, action: `read the logs of service ${service.ID}`, signal }, () =>
+      readContainerLogs({ docker, container: docker.getService(service.ID), tailLines, signal }),
+    );
+  }
+
+  /** Creates the session's service; `ALREADY_EXISTS` when the swarm has one of that name. */
+  async #create(
+    spec: SessionSpec,
+    options: Docker.CreateServiceOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const docker = this.#docker;
+    const action = `create service ${options.Name} from ${spec.image}`;
+    await engineCall({ docker, action, image: spec.image, signal }, async () => {
+      try {
+        // dockerode sends the options of a one-argument call as X-Registry-Auth too: an explicit
+        // `undefined` auth sends no registry credentials at all.
+        await docker.createService(undefined as unknown as Docker.AuthConfig, options);
+      } catch (error) {
+        if (dockerStatus(error) === 409) throw sessionExists(spec.sessionId, this.namespace, error);
+        throw error;
+      }
+    });
+  }
+
+  /** The service spec of a new session. */
+  #serviceSpec(spec: SessionSpec, name: string): Docker.ServiceSpec {
+    const { memoryBytes, cpus, pidsLimit } = spec.resources;
+    const nanoCpus = cpus === undefined ? undefined : Math.round(cpus * 1e9);
+    return {
+      Name: name,
+      Labels: spec.labels,
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: spec.image,
+          Labels: spec.labels,
+          Env: containerEnvironment({
+            options: { env: spec.environment },
+            environment: {},
+            apiKeySha256: spec.sessionKeyHash,
+          }),
+          ...(spec.workingDir && { Dir: spec.workingDir }),
+          ...(spec.runAsUser !== undefined && { User: String(spec.runAsUser) }),
+          Init: true,
+          Mounts: [
+            {
+              Type: 'volume',
+              // The runtime id keeps a leftover volume of an earlier run of the session out.
+              Source: `${name}-${spec.runtimeId}-data`,
+              Target: spec.workingDir ?? '/workspace',
+              VolumeOptions: {
+                // A new volume starts with the image's files (and their owner) at the target.
+                NoCopy: false,
+                Labels: spec.labels,
+                DriverConfig: { Name: 'local', Options: {} },
+              },
+            },
+          ],
+        },
+        Resources: {
+          Limits: { NanoCPUs: nanoCpus, MemoryBytes: memoryBytes, Pids: pidsLimit },
+          ...(this.#reserve && { Reservations: { NanoCPUs: nanoCpus, MemoryBytes: memoryBytes } }),
+        },
+        RestartPolicy: { Condition: 'none' },
+        Placement: { Constraints: [...this.#constraints] },
+        ...(this.#network && { Networks: [{ Target: this.#network }] }),
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+      EndpointSpec: {
+        Ports: [{ Protocol: 'tcp', TargetPort: AGENT_SERVER_PORT, PublishMode: 'host' }],
+      },
+    };
+  }
+
+  /**
+   * Scales the session's service to `replicas` (pinning it to its task's node first when pausing).
+   * With restart `none` the swarm counts a slot whose task ended as taken, so a new task starts
+   * only once the old one is gone: pausing waits until it is, and so does resuming (bounded).
+   */
+  async #scale(
+    runtimeId: string,
+    replicas: 0 | 1,
+    signal: AbortSignal | undefined,
+  ): Promise<BackendSession> {
+    const docker = this.#docker;
+    let serviceId: string;
+    for (let attempt = 1; ; attempt++) {
+      const { service, task } = await this.#one(runtimeId, signal);
+      serviceId = service.ID;
+      const spec = service.Spec ?? {};
+      if ((spec.Mode?.Replicated?.Replicas ?? 1) === replicas) break;
+      if (replicas === 1) await this.#untilTasksGone(service.ID, signal);
+      const template = (spec.TaskTemplate ?? {}) as Docker.ContainerTaskSpec;
+      const constraints = template.Placement?.Constraints ?? [];
+      const pin = replicas === 0 && task?.NodeID ? [`node.id==${task.NodeID}`] : [];
+      const update: Docker.ServiceSpec = {
+        ...spec,
+        TaskTemplate: {
+          ...template,
+          Placement: { ...template.Placement, Constraints: [...new Set([...constraints, ...pin])] },
+        },
+        Mode: { Replicated: { Replicas: replicas } },
+      };
+      const action = `scale service ${service.ID} to ${replicas}`;
+      try {
+        await engineCall({ docker, action, signal }, () =>
+          docker.getService(service.ID).update({
+            _query: { version: service.Version?.Index },
+            _body: update,
+            abortSignal: signal,
+          }),
+        );
+        break;
+      } catch (error) {
+        // Another update came first: read the service again.
+        const raced = /out of sequence/i.test((error as Error).message);
+        if (!raced || attempt >= UPDATE_ATTEMPTS) throw error;
+      }
+    }
+    if (replicas === 0) await this.#untilTasksGone(serviceId, signal);
+    const session = await this.getByRuntimeId(runtimeId, { signal });
+    if (!session) throw sessionNotFound(runtimeId, this.namespace);
+    return session;
+  }
+
+  /** Waits (bounded) until the swarm has deleted every task of a service scaled to 0. */
+  async #untilTasksGone(serviceId: string, signal: AbortSignal | undefined): Promise<void> {
+    const docker = this.#docker;
+    const deadline = Date.now() + TASK_SHUTDOWN_TIMEOUT_MS;
+    for (;;) {
+      const tasks = (await engineCall(
+        { docker, action: `list the tasks of ${serviceId}`, signal },
+        () =>
+          docker
+            .listTasks({ filters: { service: [serviceId] }, abortSignal: signal })
+            .catch((error) => {
+              // The service was removed meanwhile: no tasks.
+              if (dockerStatus(error) === 404) return [];
+              throw error;
+            }),
+      )) as SwarmTask[];
+      const [task] = tasks;
+      if (!task) return;
+      if (Date.now() >= deadline) {
+        throw new WorkspaceError({
+          code: 'PROVISIONING_ERROR',
+          message: `task ${task.ID} of service ${serviceId} is still ${task.Status?.State} ${TASK_SHUTDOWN_TIMEOUT_MS / 1000} s after the service was scaled to 0 (is node ${task.NodeID} down?); try again later`,
+          details: { serviceId, taskId: task.ID, nodeId: task.NodeID },
+        });
+      }
+      await delay(250, signal);
+    }
+  }
+
+  /** Removes this engine's volumes with `labels` once no container uses them; how many. */
+  async #removeVolumes(labels: string[], signal: AbortSignal | undefined): Promise<number> {
+    const docker = this.#docker;
+    const deadline = Date.now() + VOLUME_RELEASE_TIMEOUT_MS;
+    let removed = 0;
+    for (;;) {
+      const { Volumes } = await engineCall({ docker, action: 'list volumes', signal }, () =>
+        docker.listVolumes({ filters: { label: labels }, abortSignal: signal }),
+      );
+      let inUse: string | undefined;
+      for (const { Name } of Volumes ?? []) {
+        await engineCall({ docker, action: `remove volume ${Name}`, signal }, async () => {
+          try {
+            await docker.getVolume(Name).remove({ abortSignal: signal });
+            removed++;
+          } catch (error) {
+            const status = dockerStatus(error);
+            // 409: the removed task's container still holds it.
+            if (status === 409) inUse = Name;
+            else if (status !== 404) throw error;
+          }
+        });
+      }
+      if (inUse === undefined) return removed;
+      if (Date.now() >= deadline) {
+        throw new WorkspaceError({
+          code: 'PROVISIONING_ERROR',
+          message: `volume ${inUse} is still in use ${VOLUME_RELEASE_TIMEOUT_MS / 1000} s after its service was removed; remove it with \`docker volume rm ${inUse}\``,
+          details: { volume: inUse },
+        });
+      }
+      await delay(250, signal);
+    }
+  }
+
+  /** The one service of `runtimeId` with its newest task, or `NOT_FOUND`. */
+  async #one(runtimeId: string, signal: AbortSignal | undefined): Promise<FoundService> {
+    const [found] = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
+    if (!found) throw sessionNotFound(runtimeId, this.namespace);
+    return found;
+  }
+
+  /** This namespace's services with `labels`, each with its newest task. */
+  async #find(
+    labels: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<FoundService[]> {
+    const docker = this.#docker;
+    const filters = {
+      label: labelFilter({ [RUNTIME_LABELS.namespace]: this.namespace, ...labels }),
+    };
+    // Tasks filter on their service's labels: one call each, and no service can vanish between.
+    const [services, tasks] = await Promise.all([
+      engineCall({ docker, action: 'list services', signal }, () =>
+        docker.listServices({ filters, abortSignal: signal }),
+      ),
+      engineCall({ docker, action: 'list tasks', signal }, () =>
+        docker.listTasks({ filters, abortSignal: signal }),
+      ) as Promise<SwarmTask[]>,
+    ]);
+    const newest = new Map<string, SwarmTask>();
+    for (const task of tasks) {
+      const current = newest.get(task.ServiceID);
+      if (!current || compareTasks(task, current) > 0) newest.set(task.ServiceID, task);
+    }
+    return services.map((service) => ({ service, task: newest.get(service.ID) }));
+  }
+
+  /** This namespace's sessions with `labels`, as the engine sees them. */
+  async #sessions(
+    labels: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<BackendSession[]> {
+    const found = await this.#find(labels, signal);
+    const running = found.some(({ task }) => task?.Status?.State === 'running');
+    const nodes = running ? await this.#nodes(signal) : new Map<string, SwarmNode>();
+    return found.map(({ service, task }) => this.#session(service, task, nodes));
+  }
+
+  /** The swarm's nodes by id. */
+  async #nodes(signal: AbortSignal | undefined): Promise<Map<string, SwarmNode>> {
+    const docker = this.#docker;
+    const nodes = (await engineCall({ docker, action: 'list nodes', signal }, () =>
+      docker.listNodes({ abortSignal: signal }),
+    )) as SwarmNode[];
+    return new Map(nodes.map((node) => [node.ID, node]));
+  }
+
+  /** The engine's view of a session from its service and newest task. */
+  #session(
+    service: Docker.Service,
+    task: SwarmTask | undefined,
+    nodes: Map<string, SwarmNode>,
+  ): BackendSession {
+    const labels = ownLabels(service.Spec?.Labels);
+    if (service.Spec?.Mode?.Replicated?.Replicas === 0) {
+      return { labels, status: 'paused', engineState: 'pending' };
+    }
+    const state = task?.Status?.State ?? 'new';
+    // The swarm shuts a task down (scale, update, drain) and starts its replacement.
+    const replaced = task?.DesiredState === 'shutdown' && !FINAL_TASK_STATES.has(state);
+    if (replaced || PENDING_TASK_STATES.has(state)) {
+      // e.g. `no suitable node (insufficient resources on 3 nodes)` while pending.
+      const message = replaced ? undefined : task?.Status?.Err;
+      return { labels, status: 'running', engineState: 'pending', ...(message && { message }) };
+    }
+    if (state === 'running') {
+      return { labels, status: 'running', engineState: 'running', url: this.#url(task, nodes) };
+    }
+    // failed, rejected, complete, orphaned, remove: with restart `none`, for good.
+    const reason = task?.Status?.Err || task?.Status?.Message || 'no reason given';
+    const exitCode = task?.Status?.ContainerStatus?.ExitCode;
+    const code = exitCode === undefined ? '' : ` (exit code ${exitCode})`;
+    return {
+      labels,
+      status: 'stopped',
+      engineState: 'failed',
+      message: `task ${state}: ${reason}${code}`,
+    };
+  }
+
+  /** `http://<node address>:<host port>` of a running task's agent-server. */
+  #url(task: SwarmTask | undefined, nodes: Map<string, SwarmNode>): string | undefined {
+    const port = task?.Status?.PortStatus?.Ports?.find(
+      (entry) => entry.TargetPort === AGENT_SERVER_PORT && entry.PublishedPort,
+    )?.PublishedPort;
+    if (!task?.NodeID || !port) return undefined;
+    const node = nodes.get(task.NodeID);
+    const hostname = node?.Description?.Hostname;
+    const address =
+      this.#nodeAddresses[task.NodeID] ??
+      (hostname === undefined ? undefined : this.#nodeAddresses[hostname]) ??
+      node?.Status?.Addr;
+    return `http://${dialAddress(this.#docker, address)}:${port}`;
+  }
+}
+
+/** Orders tasks by creation time, then by the store's version. */
+function compareTasks(a: SwarmTask, b: SwarmTask): number {
+  const time = (task: SwarmTask) => Date.parse(task.CreatedAt ?? '') || 0;
+  return time(a) - time(b) || (a.Version?.Index ?? 0) - (b.Version?.Index ?? 0);
+}

@@ -1,0 +1,92 @@
+import path from 'node:path';
+import {
+  commandEnvironmentSchema,
+  RUNTIME_RESOURCE_FACTORS,
+  runtimeSessionIdSchema,
+  startRuntimeRequestWireSchema,
+} from '@agent-workspace/protocol';
+import { z } from 'zod';
+import { runtimeApiBaseUrl } from './runtime-api-base-url.js';
+
+const positiveMs = z.number().positive().finite();
+
+/** Every JSON-describable field of {@link RemoteAPIWorkspaceOptions}, with its default. */
+export const remoteApiWorkspaceFields = {
+  runtimeApiUrl: z.string().superRefine((value, context) => {
+    const base = runtimeApiBaseUrl(value);
+    if (typeof base === 'string') context.addIssue({ code: 'custom', message: base });
+  }),
+  runtimeApiKey: z
+    .string()
+    .regex(/^[\x21-\x7e]+$/, 'must be a non-empty string of printable ASCII without spaces'),
+  image: startRuntimeRequestWireSchema.shape.image,
+  sessionId: runtimeSessionIdSchema.optional(),
+  resourceFactor: z.literal(RUNTIME_RESOURCE_FACTORS).default(1),
+  env: commandEnvironmentSchema.optional(),
+  keepAlive: z.boolean().default(false),
+  pauseOnClose: z.boolean().default(false),
+  workingDir: z
+    .string()
+    .min(1)
+    .refine((value) => path.posix.isAbsolute(value), 'must be an absolute path')
+    .default('/workspace'),
+  startupTimeoutMs: positiveMs.optional(),
+  lifecycleTimeoutMs: positiveMs.optional(),
+  requestTimeoutMs: positiveMs.optional(),
+};
+
+/** Validates {@link RemoteAPIWorkspaceOptions}; `keepAlive` and `pauseOnClose` exclude each other. */
+export const remoteApiWorkspaceOptionsSchema = z
+  .strictObject(remoteApiWorkspaceFields)
+  .refine((options) => !(options.keepAlive && options.pauseOnClose), {
+    message: 'give keepAlive or pauseOnClose, not both',
+    path: ['pauseOnClose'],
+  });
+
+/**
+ * Options of {@link RemoteAPIWorkspace}. `runtimeApiUrl`, `runtimeApiKey` and `image` are
+ * required.
+ *
+ * @example
+ * ```ts
+ * const options: RemoteAPIWorkspaceOptions = {
+ *   runtimeApiUrl: 'http://127.0.0.1:3000',
+ *   runtimeApiKey: process.env.RUNTIME_API_KEY ?? '',
+ *   image: 'agent-workspace/agent-server:dev',
+ *   resourceFactor: 2,
+ *   pauseOnClose: true,
+ * };
+ * ```
+ */
+export interface RemoteAPIWorkspaceOptions {
+  /** Base URL of the Runtime API, e.g. `http://127.0.0.1:3000` (no credentials in it). */
+  runtimeApiUrl: string;
+  /** The Runtime API key (`X-API-Key`); it is sent to the Runtime API only. */
+  runtimeApiKey: string;
+  /** The agent-server image to run (the server may allow only some). */
+  image: string;
+  /**
+   * Id of the session: an existing one is attached to (a paused one resumed), a missing one
+   * started. @default `agent-server-<32 hex>`
+   */
+  sessionId?: string;
+  /** Resource limits as a multiple of the server's base: 1, 2, 4 or 8. @default 1 */
+  resourceFactor?: 1 | 2 | 4 | 8;
+  /** Environment variables of the sandbox. */
+  env?: Record<string, string>;
+  /** Leave the session running on `close()` (attach to it later by `sessionId`). @default false */
+  keepAlive?: boolean;
+  /** Pause the session on `close()` instead of stopping it (resumed on attach). @default false */
+  pauseOnClose?: boolean;
+  /** Directory relative paths resolve against, inside the sandbox. @default '/workspace' */
+  workingDir?: string;
+  /** Bound on start-up: provision, wait until ready, agent-server answering. @default 120000 */
+  startupTimeoutMs?: number;
+  /** Bound on each pause, resume and release step. @default 30000 */
+  lifecycleTimeoutMs?: number;
+  /** Longest wait for an HTTP answer from the Runtime API and the agent-server. @default 60000 */
+  requestTimeoutMs?: number;
+}
+
+/** Options after validation, defaults applied. */
+export type ResolvedRemoteAPIWorkspaceOptions = z.output<typeof remoteApiWorkspaceOptionsSchema>;

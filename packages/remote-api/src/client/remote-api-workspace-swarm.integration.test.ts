@@ -1,0 +1,3 @@
+import { describeRemoteApiWorkspaceSuite } from './test-support/describe-remote-api-workspace-suite.js';
+
+describeRemoteApiWorkspaceSuite('swarm');

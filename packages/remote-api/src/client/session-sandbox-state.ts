@@ -1,0 +1,23 @@
+import type { SandboxState } from '@agent-workspace/core';
+import { FATAL_POD_STATUSES, type RuntimeSession } from '@agent-workspace/protocol';
+
+/**
+ * The sandbox state of a Runtime API session (`undefined`: the Runtime API does not know it):
+ * `stopped`, and a fatal `pod_status` (`failed`, `unknown`, `crashloopbackoff`), are `exited`
+ * with the runtime's message as detail; `paused` is `paused`; a sandbox not yet `running` or
+ * `ready` is `starting`.
+ */
+export function sessionSandboxState(session: RuntimeSession | undefined): SandboxState {
+  if (!session) return { status: 'missing' };
+  const message = session.message ?? undefined;
+  if (session.status === 'stopped') return { status: 'exited', detail: message };
+  if (FATAL_POD_STATUSES.includes(session.podStatus)) {
+    const detail = message ? `${session.podStatus}: ${message}` : session.podStatus;
+    return { status: 'exited', detail };
+  }
+  if (session.status === 'paused') return { status: 'paused', detail: message };
+  if (session.podStatus === 'ready' || session.podStatus === 'running') {
+    return { status: 'running' };
+  }
+  return { status: 'starting', detail: message };
+}

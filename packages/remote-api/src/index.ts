@@ -1,0 +1,24 @@
+export {
+  type RemoteAPIWorkspaceConfig,
+  RUNTIME_API_KEY_VARIABLE,
+  registerRemoteApiWorkspaceType,
+  remoteApiWorkspaceConfigSchema,
+} from './client/register-remote-api-workspace-type.js';
+export {
+  type CreateRemoteAPIWorkspaceOptions,
+  RemoteAPIWorkspace,
+} from './client/remote-api-workspace.js';
+export {
+  type RemoteAPIWorkspaceOptions,
+  remoteApiWorkspaceOptionsSchema,
+} from './client/remote-api-workspace-options.js';
+export {
+  type RuntimeApiCallOptions,
+  RuntimeApiClient,
+  type RuntimeApiClientOptions,
+} from './client/runtime-api-client.js';
+
+import { registerRemoteApiWorkspaceType } from './client/register-remote-api-workspace-type.js';
+
+// `createWorkspace({ kind: 'remote-api', ... })` works once this package is imported.
+registerRemoteApiWorkspaceType();

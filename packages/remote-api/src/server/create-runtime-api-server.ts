@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import { Agent } from 'undici';
+import { buildRuntimeApiApp } from './build-runtime-api-app.js';
+import { type ReapReport, reapIdleSessions } from './reap-idle-sessions.js';
+import type { RuntimeApiContext } from './runtime-api-context.js';
+import {
+  type ResolvedRuntimeApiServerOptions,
+  type RuntimeApiServerOptions,
+  resolveRuntimeApiServerOptions,
+} from './runtime-api-server-options.js';
+import { StartGate } from './start-gate.js';
+
+/** A running Runtime API server. */
+export interface RuntimeApiServer extends AsyncDisposable {
+  /** Base URL clients reach it at, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  /** The Fastify app (for `inject` in tests, or more routes). */
+  readonly app: FastifyInstance;
+  /** The options after defaults (they hold the keys: never log them). */
+  readonly options: ResolvedRuntimeApiServerOptions;
+  /**
+   * Runs one idle-reaping pass now (waiting for a pass the timer started, if one runs); an
+   * empty report when `idleTimeoutSeconds` is unset.
+   */
+  reapIdleSessions(): Promise<ReapReport>;
+  /**
+   * Stops the reaping timer, ends probes and backend calls in flight and stops listening;
+   * idempotent. Sessions keep running: they live in the engine, and a server started with the
+   * same secret and namespace takes them over.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a Runtime API server (the OpenHands runtime API that provisions agent-server sandboxes)
+ * on `options.backend`. The engine is the only record of sessions: the server keeps none in
+ * memory, and session keys are derived from `sessionKeySecret`, never stored. Throws
+ * `INVALID_CONFIG` naming the bad option.
+ *
+ * @example
+ * ```ts
+ * await using server = await createRuntimeApiServer({
+ *   apiKeys: [process.env.RUNTIME_API_KEY!],
+ *   sessionKeySecret: process.env.RUNTIME_API_SESSION_SECRET!,
+ *   backend: new DockerRuntimeBackend({ namespace: 'dev' }),
+ *   images: ['agent-workspace/agent-server:latest'],
+ * });
+ * console.log(server.url);
+ * ```
+ */
+export async function createRuntimeApiServer(
+  options: RuntimeApiServerOptions,
+): Promise<RuntimeApiServer> {
+  const resolved = resolveRuntimeApiServerOptions(options);
+  const shutdown = new AbortController();
+  // Probes of one sandbox are a few at a time; more wait for a connection.
+  const dispatcher = new Agent({ connections: 8 });
+  let built: { app: FastifyInstance; context: RuntimeApiContext } | undefined;
+  try {
+    built = await buildRuntimeApiApp({
+      options: resolved,
+      backend: resolved.backend,
+      dispatcher,
+      signal: shutdown.signal,
+      startGate: new StartGate(),
+    });
+    await built.app.listen({ host: resolved.host, port: resolved.port });
+  } catch (error) {
+    await built?.app.close();
+    await dispatcher.close();
+    throw error;
+  }
+  const { app: listening, context } = built;
+
+  let pass: Promise<ReapReport> | undefined;
+  const reap = (): Promise<ReapReport> => {
+    pass ??= reapIdleSessions(context).finally(() => {
+      pass = undefined;
+    });
+    return pass;
+  };
+  const timer =
+    resolved.idleTimeoutSeconds === undefined
+      ? undefined
+      : setInterval(() => {
+          if (pass) return;
+          reap().catch((error: unknown) => {
+            if (!shutdown.signal.aborted) context.log.warn({ err: error }, 'idle reaping failed');
+          });
+        }, resolved.idleCheckIntervalSeconds * 1000);
+  timer?.unref();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(timer);
+      shutdown.abort();
+      await listening.close();
+      await pass?.catch(() => undefined);
+      await dispatcher.close();
+    })();
+    return closing;
+  };
+  const address = listening.server.address();
+  const port = typeof address === 'object' && address ? address.port : resolved.port;
+  const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  // A wildcard address is reached through loopback.
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+  return {
+    url: `http://${reachable}:${port}`,
+    app: listening,
+    options: resolved,
+    reapIdleSessions: async () => {
+      // A timer pass in flight may predate the caller's changes: run a fresh one after it.
+      await pass?.catch(() => undefined);
+      return reap();
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,86 @@
+import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
+import { type Dispatcher, request } from 'undici';
+
+/** Largest `/server_info` answer read, in bytes; a larger one is a failed probe. */
+export const MAX_SERVER_INFO_BYTES = 64 * 1024;
+
+/** Options of the agent-server probes. */
+export interface ProbeOptions {
+  /** Connection pool of the server (closed with it). */
+  dispatcher: Dispatcher;
+  /** Longest the whole probe may take, in milliseconds. */
+  timeoutMs: number;
+  /** Aborts the probe (the server is closing). */
+  signal?: AbortSignal | undefined;
+}
+
+/** `path` under the base URL `url` (which may have a path of its own). */
+function joinUrl(url: string, path: string): string {
+  return `${url.replace(/\/+$/, '')}${path}`;
+}
+
+function probeSignal(options: ProbeOptions): AbortSignal {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  return options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+}
+
+/**
+ * True when the agent-server at `url` answers `GET /health` with 2xx within the timeout. No key
+ * is sent: health is open on every agent-server.
+ */
+export async function probeHealth(url: string, options: ProbeOptions): Promise<boolean> {
+  try {
+    const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.health), {
+      dispatcher: options.dispatcher,
+      signal: probeSignal(options),
+    });
+    await response.body.dump();
+    return response.statusCode >= 200 && response.statusCode < 300;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `idle_time` (seconds) the agent-server at `url` reports on `GET /server_info`, asked with
+ * the session's own key as `X-Session-API-Key` (the one hop that key is for). Throws when the
+ * probe fails, times out, or the answer is not a `/server_info` (at most
+ * {@link MAX_SERVER_INFO_BYTES}); the error never holds the key.
+ */
+export async function fetchIdleTime(
+  url: string,
+  sessionKey: string,
+  options: ProbeOptions,
+): Promise<number> {
+  const signal = probeSignal(options);
+  const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.serverInfo), {
+    dispatcher: options.dispatcher,
+    headers: { [SESSION_API_KEY_HEADER]: sessionKey },
+    signal,
+  });
+  if (response.statusCode !== 200) {
+    await response.body.dump();
+    throw new Error(`/server_info answered ${response.statusCode}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_SERVER_INFO_BYTES) {
+      response.body.destroy();
+      throw new Error(`/server_info answer is larger than ${MAX_SERVER_INFO_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  let info: unknown;
+  try {
+    info = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new Error('/server_info answer is not JSON');
+  }
+  const idleTime = (info as { idle_time?: unknown } | null)?.idle_time;
+  if (typeof idleTime !== 'number' || !Number.isFinite(idleTime) || idleTime < 0) {
+    throw new Error('/server_info answer has no valid idle_time');
+  }
+  return idleTime;
+}

@@ -1,0 +1,113 @@
+import { WorkspaceError } from '@agent-workspace/core';
+import { describe, expect, it } from 'vitest';
+import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
+import {
+  DEFAULT_HOST,
+  DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_PORT,
+  DEFAULT_READINESS_TIMEOUT_MS,
+  type RuntimeApiServerOptions,
+  resolveRuntimeApiServerOptions,
+} from './runtime-api-server-options.js';
+import { requestIssues, scaleResources } from './start-session.js';
+
+// Connects lazily: building one asks nothing of an engine.
+const backend = new DockerRuntimeBackend({ namespace: 'options-test' });
+const KEY = 'api-key-0123456789';
+const SECRET = 'session-secret-0123456789-0123456789';
+const valid: RuntimeApiServerOptions = {
+  apiKeys: [KEY],
+  sessionKeySecret: SECRET,
+  backend,
+  images: ['agent-workspace/agent-server:test'],
+};
+
+/** The fields an `INVALID_CONFIG` error names, and its message. */
+function configError(options: unknown): { fields: string[]; message: string } {
+  try {
+    resolveRuntimeApiServerOptions(options as RuntimeApiServerOptions);
+  } catch (error) {
+    expect(WorkspaceError.isInstance(error, 'INVALID_CONFIG')).toBe(true);
+    const workspaceError = error as WorkspaceError;
+    return { fields: workspaceError.details.fields as string[], message: workspaceError.message };
+  }
+  throw new Error('expected INVALID_CONFIG');
+}
+
+describe('resolveRuntimeApiServerOptions', () => {
+  it('applies the documented defaults and keeps the backend itself', () => {
+    const resolved = resolveRuntimeApiServerOptions(valid);
+    expect(resolved).toMatchObject({
+      host: DEFAULT_HOST,
+      port: DEFAULT_PORT,
+      maxSessions: DEFAULT_MAX_SESSIONS,
+      resources: {},
+      idleAction: 'stop',
+      idleCheckIntervalSeconds: DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
+      readinessTimeoutMs: DEFAULT_READINESS_TIMEOUT_MS,
+      logLevel: 'info',
+    });
+    expect(resolved.idleTimeoutSeconds).toBeUndefined();
+    expect(resolved.backend).toBe(backend);
+  });
+
+  it('names every bad option and never shows a secret', () => {
+    const short = configError({ ...valid, apiKeys: ['short'], sessionKeySecret: 'tiny-secret' });
+    expect(short.fields).toEqual(['apiKeys.0', 'sessionKeySecret']);
+    expect(short.message).not.toContain('short');
+    expect(short.message).not.toContain('tiny-secret');
+    expect(configError({ ...valid, apiKeys: [] }).fields).toEqual(['apiKeys']);
+    expect(configError({ ...valid, images: [] }).fields).toEqual(['images']);
+    expect(configError({ ...valid, backend: {} }).fields).toEqual(['backend']);
+    expect(configError({ ...valid, maxSessions: 0 }).fields).toEqual(['maxSessions']);
+    expect(configError({ ...valid, port: 65_536 }).fields).toEqual(['port']);
+    expect(configError({ ...valid, idleAction: 'kill' }).fields).toEqual(['idleAction']);
+    expect(configError({ ...valid, idleTimeoutSeconds: 0 }).fields).toEqual(['idleTimeoutSeconds']);
+    expect(configError({ ...valid, resources: { memoryBytes: 1.5 } }).fields).toEqual([
+      'resources.memoryBytes',
+    ]);
+    expect(configError({ ...valid, resources: { gpus: 1 } }).fields).toEqual(['resources']);
+    const { apiKeys: _, ...withoutKeys } = valid;
+    expect(configError(withoutKeys).fields).toEqual(['apiKeys']);
+  });
+});
+
+describe('the /start checks beyond the schema', () => {
+  const body = { image: 'agent-workspace/agent-server:test', session_id: 's1' };
+
+  it('passes an allowed image with harmless variables', () => {
+    expect(requestIssues(valid as never, { ...body, environment: { DEBUG: '1' } })).toEqual([]);
+  });
+
+  it('names the image, reserved variables and a registry pull', () => {
+    const issues = requestIssues(valid as never, {
+      ...body,
+      image: 'evil:latest',
+      environment: {
+        SESSION_API_KEY: 'mine',
+        session_api_key_sha256: 'x',
+        OH_SESSION_API_KEYS_0: 'y',
+      },
+      image_pull_policy: 'Always',
+    });
+    expect(issues.map((issue) => issue.loc)).toEqual([
+      ['body', 'image'],
+      ['body', 'environment', 'SESSION_API_KEY'],
+      ['body', 'environment', 'session_api_key_sha256'],
+      ['body', 'environment', 'OH_SESSION_API_KEYS_0'],
+      ['body', 'image_pull_policy'],
+    ]);
+    // The variables' values (possibly secrets) are not echoed.
+    expect(JSON.stringify(issues)).not.toContain('mine');
+  });
+
+  it('scales the base limits by resource_factor', () => {
+    expect(scaleResources({ memoryBytes: 256, cpus: 0.5, pidsLimit: 100 }, 4)).toEqual({
+      memoryBytes: 1024,
+      cpus: 2,
+      pidsLimit: 400,
+    });
+    expect(scaleResources({}, 8)).toEqual({});
+  });
+});

@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { HttpError } from '@agent-workspace/agent-server/http';
+import { WorkspaceError } from '@agent-workspace/core';
+import type {
+  RuntimeSessionWire,
+  StartRuntimeRequestWire,
+  ValidationIssue,
+} from '@agent-workspace/protocol';
+import type { BackendSession, SessionResources, SessionSpec } from '../backend/runtime-backend.js';
+import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
+import { awaitSessionAddress } from './await-session-address.js';
+import { RetryLaterError } from './backend-http-error.js';
+import { describeSession } from './describe-session.js';
+import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.js';
+import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
+import { deriveSessionKey, sessionKeyHash } from './session-key.js';
+
+/** `Retry-After` of a start refused at the session limit, in seconds. */
+export const SESSION_LIMIT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Environment names a client may not set (case-insensitive prefixes): they carry the
+ * agent-server's keys, which only this server hands out.
+ */
+export const RESERVED_ENVIRONMENT_PREFIXES = ['SESSION_API_KEY', 'OH_SESSION_API_KEYS_'] as const;
+
+/** What `/start` did. */
+export interface StartOutcome {
+  /** A new session (201), or the existing one of an idempotent retry (200). */
+  created: boolean;
+  session: RuntimeSessionWire;
+}
+
+/**
+ * `POST /start`: checks what the schema cannot (an allowed image, no reserved environment name,
+ * no registry pull), then — alone among this process's starts — looks the session id up and
+ * counts the namespace's sessions (plus starts in flight) against `maxSessions`, and starts the
+ * sandbox with a fresh 32-hex runtime id and key nonce, answering once it has an address
+ * (`awaitSessionAddress`). An existing session with the same image
+ * is answered as is; with another image it is a 409. A session whose sandbox stopped is replaced.
+ *
+ * Fields: `working_dir`, `run_as_user` and `environment` reach the sandbox. Accepted and ignored
+ * (the official client always sends them): `command` — the image's own entrypoint starts the
+ * agent-server on the port the backend publishes (an OpenHands command names a binary our image
+ * lacks); `runtime_class` — the engine's default runtime is the operator's choice, not a
+ * client's; `fs_group` — a Kubernetes volume setting Docker has no counterpart for.
+ * `image_pull_policy: Always` is refused (422): this server never pulls, the image must be on
+ * the engine; `IfNotPresent` and `Never` both mean exactly that.
+ */
+export async function startSession(
+  context: RuntimeApiContext,
+  body: StartRuntimeRequestWire,
+): Promise<StartOutcome> {
+  const issues = requestIssues(context.options, body);
+  if (issues.length > 0) throw new HttpError(422, issues);
+  const { backend, startGate } = context;
+  const call = () => ({ signal: engineCallSignal(context) });
+  const sessionId = body.session_id;
+  for (;;) {
+    const step = await startGate.exclusive(async () => {
+      const pending = startGate.inFlight(sessionId);
+      if (pending) return { pending };
+      const existing = await backend.get(sessionId, call());
+      if (existing && existing.status !== 'stopped') return { existing };
+      if (existing) await backend.stop(runtimeIdOf(existing), call());
+      const sessions = await backend.list(call());
+      const ids = new Set([...sessions.map(sessionIdOf), ...startGate.starting]);
+      if (ids.size >= context.options.maxSessions) throw sessionLimitError(context.options);
+      const spec = sessionSpec(context, body);
+      return { started: startGate.track(sessionId, backend.start(spec, call())) };
+    });
+    if (step.pending) {
+      await step.pending;
+      continue;
+    }
+    if (step.existing) return existingOutcome(context, body, step.existing);
+    try {
+      const session = await awaitSessionAddress(context, await step.started);
+      return { created: true, session: await describe(context, session) };
+    } catch (error) {
+      if (!WorkspaceError.isInstance(error, 'ALREADY_EXISTS')) throw error;
+      // Another server of this namespace started it meanwhile.
+      const existing = await backend.get(sessionId, call());
+      if (!existing) throw error;
+      return existingOutcome(context, body, existing);
+    }
+  }
+}
+
+async function existingOutcome(
+  context: RuntimeApiContext,
+  body: StartRuntimeRequestWire,
+  existing: BackendSession,
+): Promise<StartOutcome> {
+  if (existing.labels[RUNTIME_LABELS.image] !== body.image) {
+    throw new HttpError(
+      409,
+      `session ${body.session_id} already exists with another image; stop it or use another session_id`,
+    );
+  }
+  return { created: false, session: await describe(context, existing) };
+}
+
+async function describe(
+  context: RuntimeApiContext,
+  session: BackendSession,
+): Promise<RuntimeSessionWire> {
+  const wire = await describeSession(context, session, { withKey: true });
+  if (!wire) throw new Error('the backend answered a session without its labels');
+  return wire;
+}
+
+function sessionIdOf(session: BackendSession): string | undefined {
+  return session.labels[RUNTIME_LABELS.sessionId];
+}
+
+function runtimeIdOf(session: BackendSession): string {
+  const runtimeId = session.labels[RUNTIME_LABELS.runtimeId];
+  if (!runtimeId) throw new Error('the backend answered a session without its runtime id');
+  return runtimeId;
+}
+
+function sessionLimitError(options: ResolvedRuntimeApiServerOptions): RetryLaterError {
+  return new RetryLaterError(
+    429,
+    `session limit reached: this server runs at most ${options.maxSessions} sessions (maxSessions); stop one or retry later`,
+    SESSION_LIMIT_RETRY_AFTER_SECONDS,
+  );
+}
+
+/** The new session's spec: fresh ids and nonce, only the key's hash, scaled resources. */
+function sessionSpec(context: RuntimeApiContext, body: StartRuntimeRequestWire): SessionSpec {
+  const runtimeId = randomBytes(16).toString('hex');
+  const keyNonce = randomBytes(16).toString('hex');
+  const key = deriveSessionKey(context.options.sessionKeySecret, body.session_id, keyNonce);
+  const resourceFactor = body.resource_factor ?? 1;
+  return {
+    sessionId: body.session_id,
+    runtimeId,
+    image: body.image,
+    environment: body.environment ?? {},
+    sessionKeyHash: sessionKeyHash(key),
+    workingDir: body.working_dir,
+    runAsUser: body.run_as_user ?? undefined,
+    resourceFactor,
+    resources: scaleResources(context.options.resources, resourceFactor),
+    labels: sessionLabels({
+      namespace: context.backend.namespace,
+      sessionId: body.session_id,
+      runtimeId,
+      image: body.image,
+      resourceFactor,
+      createdAt: new Date().toISOString(),
+      keyNonce,
+    }),
+  };
+}
+
+/** The server's base limits times `factor` (unset limits stay unset). */
+export function scaleResources(base: SessionResources, factor: number): SessionResources {
+  return {
+    ...(base.memoryBytes !== undefined && { memoryBytes: base.memoryBytes * factor }),
+    ...(base.cpus !== undefined && { cpus: base.cpus * factor }),
+    ...(base.pidsLimit !== undefined && { pidsLimit: base.pidsLimit * factor }),
+  };
+}
+
+/**
+ * What the body schema cannot judge, as FastAPI-style issues: an image outside the allowed
+ * list, a reserved environment name, `image_pull_policy: Always` (this server never pulls).
+ */
+export function requestIssues(
+  options: Pick<ResolvedRuntimeApiServerOptions, 'images'>,
+  body: StartRuntimeRequestWire,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (!options.images.includes(body.image)) {
+    issues.push({
+      type: 'value_error',
+      loc: ['body', 'image'],
+      msg: `Value error, image is not allowed on this server; allowed: ${options.images.join(', ')}`,
+      input: body.image,
+    });
+  }
+  for (const name of Object.keys(body.environment ?? {})) {
+    const upper = name.toUpperCase();
+    if (RESERVED_ENVIRONMENT_PREFIXES.some((prefix) => upper.startsWith(prefix))) {
+      issues.push({
+        type: 'value_error',
+        loc: ['body', 'environment', name],
+        msg: 'Value error, this variable carries the agent-server key, which only the Runtime API sets',
+        input: name,
+      });
+    }
+  }
+  if (body.image_pull_policy === 'Always') {
+    issues.push({
+      type: 'value_error',
+      loc: ['body', 'image_pull_policy'],
+      msg: 'Value error, this server never pulls from a registry: the image must already be on the engine (use IfNotPresent or Never)',
+      input: body.image_pull_policy,
+    });
+  }
+  return issues;
+}

@@ -1,16 +1,12 @@
 import { WorkspaceError } from '@agent-workspace/core';
 import {
-  AGENT_SERVER_PORT,
-  containerEnvironment,
   type DockerConnectionOptions,
-  dialAddress,
   dockerStatus,
   readContainerLogs,
   resolveDocker,
 } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
 import { delay, engineCall, labelFilter } from './engine-call.js';
-import { ownLabels } from './own-labels.js';
 import { releaseFailedStart } from './release-failed-start.js';
 import type {
   BackendCallOptions,
@@ -20,20 +16,14 @@ import type {
 } from './runtime-backend.js';
 import { sessionExists, sessionNotFound, validateSessionSpec } from './session-errors.js';
 import { RUNTIME_LABELS, sessionObjectName } from './session-labels.js';
+import { swarmServiceSpec } from './swarm-service-spec.js';
+import {
+  compareTasks,
+  type SwarmNode,
+  type SwarmTask,
+  swarmTaskSession,
+} from './swarm-task-session.js';
 
-/** Task states before `running`: the task is being scheduled, pulled, created or started. */
-const PENDING_TASK_STATES = new Set([
-  'new',
-  'allocated',
-  'pending',
-  'assigned',
-  'accepted',
-  'preparing',
-  'ready',
-  'starting',
-]);
-/** Task states a task ends in by itself (restart `none`: nothing replaces it). */
-const FINAL_TASK_STATES = new Set(['complete', 'failed', 'rejected', 'orphaned', 'remove']);
 /** Bound on waiting for a removed service's container to let go of its volume. */
 const VOLUME_RELEASE_TIMEOUT_MS = 30_000;
 /** Bound on waiting for the swarm to shut down and delete a paused service's task. */
@@ -61,30 +51,6 @@ export interface SwarmRuntimeBackendOptions extends DockerConnectionOptions {
    * node's own `Status.Addr`.
    */
   nodeAddresses?: Record<string, string> | undefined;
-}
-
-/** The fields of a Swarm task this backend reads. */
-interface SwarmTask {
-  ID: string;
-  ServiceID: string;
-  NodeID?: string;
-  CreatedAt?: string;
-  DesiredState?: string;
-  Version?: { Index?: number };
-  Status?: {
-    State?: string;
-    Message?: string;
-    Err?: string;
-    ContainerStatus?: { ExitCode?: number };
-    PortStatus?: { Ports?: Docker.PortConfig[] };
-  };
-}
-
-/** The fields of a Swarm node this backend reads. */
-interface SwarmNode {
-  ID: string;
-  Description?: { Hostname?: string };
-  Status?: { Addr?: string };
 }
 
 /** A session's service with its newest task. */
@@ -142,7 +108,13 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
     validateSessionSpec(spec, this.namespace);
     const name = sessionObjectName(this.namespace, spec.sessionId);
     const options: Docker.CreateServiceOptions = {
-      ...this.#serviceSpec(spec, name),
+      ...swarmServiceSpec({
+        spec,
+        name,
+        network: this.#network,
+        constraints: this.#constraints,
+        reserve: this.#reserve,
+      }),
       abortSignal: signal,
     };
     try {
@@ -257,55 +229,6 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
         throw error;
       }
     });
-  }
-
-  /** The service spec of a new session. */
-  #serviceSpec(spec: SessionSpec, name: string): Docker.ServiceSpec {
-    const { memoryBytes, cpus, pidsLimit } = spec.resources;
-    const nanoCpus = cpus === undefined ? undefined : Math.round(cpus * 1e9);
-    return {
-      Name: name,
-      Labels: spec.labels,
-      TaskTemplate: {
-        ContainerSpec: {
-          Image: spec.image,
-          Labels: spec.labels,
-          Env: containerEnvironment({
-            options: { env: spec.environment },
-            environment: {},
-            apiKeySha256: spec.sessionKeyHash,
-          }),
-          ...(spec.workingDir && { Dir: spec.workingDir }),
-          ...(spec.runAsUser !== undefined && { User: String(spec.runAsUser) }),
-          Init: true,
-          Mounts: [
-            {
-              Type: 'volume',
-              // The runtime id keeps a leftover volume of an earlier run of the session out.
-              Source: `${name}-${spec.runtimeId}-data`,
-              Target: spec.workingDir ?? '/workspace',
-              VolumeOptions: {
-                // A new volume starts with the image's files (and their owner) at the target.
-                NoCopy: false,
-                Labels: spec.labels,
-                DriverConfig: { Name: 'local', Options: {} },
-              },
-            },
-          ],
-        },
-        Resources: {
-          Limits: { NanoCPUs: nanoCpus, MemoryBytes: memoryBytes, Pids: pidsLimit },
-          ...(this.#reserve && { Reservations: { NanoCPUs: nanoCpus, MemoryBytes: memoryBytes } }),
-        },
-        RestartPolicy: { Condition: 'none' },
-        Placement: { Constraints: [...this.#constraints] },
-        ...(this.#network && { Networks: [{ Target: this.#network }] }),
-      },
-      Mode: { Replicated: { Replicas: 1 } },
-      EndpointSpec: {
-        Ports: [{ Protocol: 'tcp', TargetPort: AGENT_SERVER_PORT, PublishMode: 'host' }],
-      },
-    };
   }
 
   /**
@@ -464,7 +387,15 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
     const found = await this.#find(labels, signal);
     const running = found.some(({ task }) => task?.Status?.State === 'running');
     const nodes = running ? await this.#nodes(signal) : new Map<string, SwarmNode>();
-    return found.map(({ service, task }) => this.#session(service, task, nodes));
+    return found.map(({ service, task }) =>
+      swarmTaskSession({
+        docker: this.#docker,
+        service,
+        task,
+        nodes,
+        nodeAddresses: this.#nodeAddresses,
+      }),
+    );
   }
 
   /** The swarm's nodes by id. */
@@ -475,58 +406,4 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
     )) as SwarmNode[];
     return new Map(nodes.map((node) => [node.ID, node]));
   }
-
-  /** The engine's view of a session from its service and newest task. */
-  #session(
-    service: Docker.Service,
-    task: SwarmTask | undefined,
-    nodes: Map<string, SwarmNode>,
-  ): BackendSession {
-    const labels = ownLabels(service.Spec?.Labels);
-    if (service.Spec?.Mode?.Replicated?.Replicas === 0) {
-      return { labels, status: 'paused', engineState: 'pending' };
-    }
-    const state = task?.Status?.State ?? 'new';
-    // The swarm shuts a task down (scale, update, drain) and starts its replacement.
-    const replaced = task?.DesiredState === 'shutdown' && !FINAL_TASK_STATES.has(state);
-    if (replaced || PENDING_TASK_STATES.has(state)) {
-      // e.g. `no suitable node (insufficient resources on 3 nodes)` while pending.
-      const message = replaced ? undefined : task?.Status?.Err;
-      return { labels, status: 'running', engineState: 'pending', ...(message && { message }) };
-    }
-    if (state === 'running') {
-      return { labels, status: 'running', engineState: 'running', url: this.#url(task, nodes) };
-    }
-    // failed, rejected, complete, orphaned, remove: with restart `none`, for good.
-    const reason = task?.Status?.Err || task?.Status?.Message || 'no reason given';
-    const exitCode = task?.Status?.ContainerStatus?.ExitCode;
-    const code = exitCode === undefined ? '' : ` (exit code ${exitCode})`;
-    return {
-      labels,
-      status: 'stopped',
-      engineState: 'failed',
-      message: `task ${state}: ${reason}${code}`,
-    };
-  }
-
-  /** `http://<node address>:<host port>` of a running task's agent-server. */
-  #url(task: SwarmTask | undefined, nodes: Map<string, SwarmNode>): string | undefined {
-    const port = task?.Status?.PortStatus?.Ports?.find(
-      (entry) => entry.TargetPort === AGENT_SERVER_PORT && entry.PublishedPort,
-    )?.PublishedPort;
-    if (!task?.NodeID || !port) return undefined;
-    const node = nodes.get(task.NodeID);
-    const hostname = node?.Description?.Hostname;
-    const address =
-      this.#nodeAddresses[task.NodeID] ??
-      (hostname === undefined ? undefined : this.#nodeAddresses[hostname]) ??
-      node?.Status?.Addr;
-    return `http://${dialAddress(this.#docker, address)}:${port}`;
-  }
-}
-
-/** Orders tasks by creation time, then by the store's version. */
-function compareTasks(a: SwarmTask, b: SwarmTask): number {
-  const time = (task: SwarmTask) => Date.parse(task.CreatedAt ?? '') || 0;
-  return time(a) - time(b) || (a.Version?.Index ?? 0) - (b.Version?.Index ?? 0);
 }

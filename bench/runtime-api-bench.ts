@@ -41,8 +41,40 @@ async function timeColdStart(create: () => Promise<DockerWorkspace | RemoteAPIWo
 }
 
 /**
+ * The engine's own floor for a swarm sandbox: a bare one-replica service (restart none, port
+ * 8000 in host mode) from `image`, until its agent-server answers `/health`; then removed.
+ */
+async function timeBareService(docker: Docker, image: string, run: number): Promise<number> {
+  const start = performance.now();
+  const service = await docker.createService({
+    Name: `bench-bare-${process.pid}-${run}`,
+    TaskTemplate: { ContainerSpec: { Image: image }, RestartPolicy: { Condition: 'none' } },
+    EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 8000, PublishMode: 'host' }] },
+  });
+  try {
+    for (;;) {
+      const [task] = (await docker.listTasks({ filters: { service: [service.id] } })) as {
+        Status?: { State?: string; PortStatus?: { Ports?: { PublishedPort?: number }[] } };
+      }[];
+      const port = task?.Status?.PortStatus?.Ports?.[0]?.PublishedPort;
+      if (task?.Status?.State === 'running' && port) {
+        const answered = await fetch(`http://127.0.0.1:${port}/health`).then(
+          (response) => response.ok,
+          () => false,
+        );
+        if (answered) return performance.now() - start;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await service.remove();
+  }
+}
+
+/**
  * Provisioning through the Runtime API (create → first command returns), on the Docker and the
- * Swarm backend, against `DockerWorkspace.create` measured interleaved in the same run. A swarm
+ * Swarm backend, against `DockerWorkspace.create` and a bare swarm service, measured interleaved
+ * in the same run. A swarm
  * is initialised for the run when the engine is in none, and left again.
  */
 export async function benchRuntimeApi(): Promise<Comparison[]> {
@@ -69,7 +101,9 @@ export async function benchRuntimeApi(): Promise<Comparison[]> {
     const direct: number[] = [];
     const dockerBackend: number[] = [];
     const swarmBackend: number[] = [];
+    const bareService: number[] = [];
     for (let run = 0; run < RUNS; run += 1) {
+      bareService.push(await timeBareService(docker, image, run));
       direct.push(await timeColdStart(() => DockerWorkspace.create({ image, reapOrphans: false })));
       dockerBackend.push(await timeColdStart(viaRuntimeApi(onDocker)));
       swarmBackend.push(await timeColdStart(viaRuntimeApi(onSwarm)));
@@ -87,6 +121,12 @@ export async function benchRuntimeApi(): Promise<Comparison[]> {
         baseline,
         summarise('RemoteAPIWorkspace.create (swarm backend) → first command', swarmBackend),
         { notes: `single-node swarm, host-mode port; ${RUNS} interleaved runs each` },
+      ),
+      comparisonOf(
+        'Runtime API provisioning, swarm backend against the engine floor',
+        summarise('bare docker service create → /health answers', bareService),
+        summarise('RemoteAPIWorkspace.create (swarm backend) → first command', swarmBackend),
+        { notes: 'the floor is the swarm scheduling one task on this engine' },
       ),
     ];
   } finally {

@@ -32,7 +32,7 @@ export interface CreateRemoteAPIWorkspaceOptions {
  *
  * - Start: `GET /sessions/{sessionId}` — a `running` session is attached to, a `paused` one
  *   resumed (`POST /resume`) and attached to, a `stopped` one is a `PROVISIONING_ERROR`; an
- *   unknown id is started (`POST /start`). Then the session is read again (250 ms → 2 s) until
+ *   unknown id is started (`POST /start`). Then the session is read again (50 ms → 1 s) until
  *   its `pod_status` is `ready` and its agent-server answers `/health`, within
  *   `startupTimeoutMs`. A fatal `pod_status` is a `PROVISIONING_ERROR` with the runtime's
  *   message (`details.podStatus`).

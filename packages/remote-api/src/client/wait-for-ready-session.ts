@@ -5,9 +5,9 @@ import { FATAL_POD_STATUSES, type RuntimeSession } from '@agent-workspace/protoc
 import type { RuntimeApiClient } from './runtime-api-client.js';
 
 /** First pause between two reads of the session, in milliseconds. */
-const INITIAL_POLL_MS = 250;
+const INITIAL_POLL_MS = 50;
 /** Longest pause between two reads of the session, in milliseconds. */
-const MAX_POLL_MS = 2_000;
+const MAX_POLL_MS = 1_000;
 
 /** Options of {@link waitForReadySession}. */
 export interface WaitForReadySessionOptions {
@@ -20,7 +20,7 @@ export interface WaitForReadySessionOptions {
 }
 
 /**
- * Reads `GET /sessions/{id}` until its `pod_status` is `ready`, pausing 250 ms → 2 s between
+ * Reads `GET /sessions/{id}` until its `pod_status` is `ready`, pausing 50 ms → 1 s between
  * reads. `pending`, `running`, `not found` (and a session the Runtime API does not list yet) are
  * retried; a `stopped` session and a fatal `pod_status` (`failed`, `unknown`,
  * `crashloopbackoff`) are a `PROVISIONING_ERROR` carrying the runtime's message, with

@@ -8,7 +8,7 @@ import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.
 export const ADDRESS_WAIT_MS = 60_000;
 
 /** Interval between two looks at a sandbox still without an address. */
-const ADDRESS_POLL_MS = 250;
+const ADDRESS_POLL_MS = 100;
 
 /**
  * The session once its sandbox has a URL: a Swarm task gets its published port only once it is

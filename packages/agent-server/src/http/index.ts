@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+
+export { logLevelSchema } from '../agent-server-options.js';
 export { type CreateHttpAppOptions, createHttpApp, type HttpApp } from '../app/create-http-app.js';
 export { HttpError } from '../app/http-error.js';
 export { createSessionKeyChecker, type SessionKeyCheckerOptions } from '../app/session-auth.js';

@@ -1,3 +1,4 @@
+import { logLevelSchema } from '@agent-workspace/agent-server/http';
 import { WorkspaceError } from '@agent-workspace/core';
 import { z } from 'zod';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
@@ -23,16 +24,8 @@ export const MIN_API_KEY_LENGTH = 16;
 /** Shortest accepted session key secret, in characters. */
 export const MIN_SESSION_KEY_SECRET_LENGTH = 32;
 
-/** Log levels of the server's structured (pino) logger. */
-export const runtimeApiLogLevelSchema = z.enum([
-  'fatal',
-  'error',
-  'warn',
-  'info',
-  'debug',
-  'trace',
-  'silent',
-]);
+/** Log levels of the server's structured (pino) logger: the agent-server's. */
+export const runtimeApiLogLevelSchema = logLevelSchema;
 
 const backendMethods = [
   'start',

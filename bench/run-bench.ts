@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { benchAgentLoop } from './agent-loop-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchDocker } from './docker-bench.js';
+import { benchGitWorkspaces } from './git-workspaces-bench.js';
 import { benchHardening } from './hardening-bench.js';
 import { benchImportCost } from './import-cost-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
@@ -23,6 +24,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   transfer: benchTransfer,
   docker: benchDocker,
   runtime: benchRuntimeApi,
+  git: benchGitWorkspaces,
   hardening: benchHardening,
   agent: benchAgentLoop,
   import: benchImportCost,

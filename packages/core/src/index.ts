@@ -48,6 +48,21 @@ export {
   type LocalWorkspaceOptions,
 } from './local/local-workspace.js';
 export {
+  acquireWorkspace,
+  MAX_HOLDER_ID_LENGTH,
+} from './occupancy/acquire-workspace.js';
+export { defaultLeaseDir } from './occupancy/default-lease-dir.js';
+export {
+  type ExecutionSnapshot,
+  type ExecutionSnapshotOptions,
+  executionSnapshot,
+  type OccupancyEntry,
+} from './occupancy/execution-snapshot.js';
+export { LEASE_GUARD_TIMEOUT_MS } from './occupancy/lease-guard.js';
+export { LEASE_HISTORY_MS } from './occupancy/lease-record.js';
+export type { OccupyingHolder } from './occupancy/occupied-error.js';
+export type { AcquireWorkspaceOptions, WorkspaceLease } from './occupancy/workspace-lease.js';
+export {
   CLIENT_TIMEOUT_GRACE_MS,
   RemoteWorkspace,
   type RemoteWorkspaceOptions,
@@ -86,3 +101,12 @@ export {
 } from './workspace/base-workspace.js';
 export type { CommandSandbox, ProcessLaunch } from './workspace/command-sandbox.js';
 export type { ExecuteCommandOptions, Workspace } from './workspace/workspace.js';
+export {
+  type DescribedWorkspaceIdentity,
+  type WorkspaceAccessMode,
+  type WorkspaceIdentity,
+  type WorkspaceIdentityOptions,
+  type WorkspaceIdOfOptions,
+  type WorkspaceProjectionKind,
+  workspaceIdOf,
+} from './workspace/workspace-identity.js';

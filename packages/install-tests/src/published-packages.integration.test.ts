@@ -22,6 +22,7 @@ const PACKAGES = [
   { folder: 'core', requiredExport: 'LocalWorkspace' },
   { folder: 'agent-server', requiredExport: 'createAgentServer' },
   { folder: 'docker', requiredExport: 'DockerWorkspace' },
+  { folder: 'git-workspaces', requiredExport: 'GitWorkspace' },
   { folder: 'remote-api', requiredExport: 'RemoteAPIWorkspace' },
   { folder: 'sdk', requiredExport: 'Agent' },
 ] as const;

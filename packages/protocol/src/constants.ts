@@ -47,3 +47,4 @@ export {
   runtimeSessionPath,
 } from './wire/runtime-api-routes.js';
 export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';
+export { WORKSPACE_IDENTITY_CAPABILITY } from './wire/workspace-identity-capability.js';

@@ -201,6 +201,15 @@ export {
   type WebsocketAuthFrameWire,
   websocketAuthFrameWireSchema,
 } from './models/websocket-auth-frame.js';
+export {
+  type WorkspaceAccessMode,
+  type WorkspaceIdentity,
+  type WorkspaceIdentityWire,
+  type WorkspaceProjectionKind,
+  workspaceIdentityFromWire,
+  workspaceIdentityToWire,
+  workspaceIdentityWireSchema,
+} from './models/workspace-identity.js';
 export { runtimeApiWireSchemas } from './runtime-api/runtime-api-wire-schemas.js';
 export {
   FATAL_POD_STATUSES,

@@ -15,6 +15,7 @@ import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
+import { registerWorkspaceIdentityRoutes } from '../routes/workspace-identity-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
 import { registerEventsSocket } from '../sockets/events-socket.js';
 import { registerExecSocket } from '../sockets/exec-socket.js';
@@ -117,7 +118,10 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     registerConversationRoutes(scope, context);
     registerBashEventsSocket(scope, context);
     registerEventsSocket(scope, context);
-    if (options.extensions) registerExecSocket(scope, context);
+    if (options.extensions) {
+      registerWorkspaceIdentityRoutes(scope, context);
+      registerExecSocket(scope, context);
+    }
   });
   return app;
 }

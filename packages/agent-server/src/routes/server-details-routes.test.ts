@@ -1,6 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EXEC_STREAM_CAPABILITY, serverInfoFromWire } from '@agent-workspace/protocol';
+import {
+  EXEC_STREAM_CAPABILITY,
+  serverInfoFromWire,
+  WORKSPACE_IDENTITY_CAPABILITY,
+} from '@agent-workspace/protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { VERSION } from '../version.js';
@@ -55,7 +59,7 @@ describe('server details routes', () => {
       python_version: null,
       usable_tools: [],
       runtime_idle_timeout_seconds: null,
-      capabilities: [EXEC_STREAM_CAPABILITY],
+      capabilities: [EXEC_STREAM_CAPABILITY, WORKSPACE_IDENTITY_CAPABILITY],
       max_foreground_terminal_timeout_seconds: null,
       docs: '/docs',
       redoc: '/docs',
@@ -71,7 +75,10 @@ describe('server details routes', () => {
       const { uptime, idle_time } = body as { uptime: number; idle_time: number };
       expect([uptime, idle_time].every(Number.isInteger)).toBe(true);
       // Our own client parses it.
-      expect(serverInfoFromWire(body).capabilities).toEqual([EXEC_STREAM_CAPABILITY]);
+      expect(serverInfoFromWire(body).capabilities).toEqual([
+        EXEC_STREAM_CAPABILITY,
+        WORKSPACE_IDENTITY_CAPABILITY,
+      ]);
     }
   });
 
@@ -94,6 +101,7 @@ describe('server details routes', () => {
     };
     expect(await capabilities({ confineToWorkingDir: true })).toEqual([
       EXEC_STREAM_CAPABILITY,
+      WORKSPACE_IDENTITY_CAPABILITY,
       CONFINE_TO_WORKING_DIR_CAPABILITY,
     ]);
     expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);

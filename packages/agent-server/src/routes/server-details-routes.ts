@@ -7,6 +7,7 @@ import {
   readyStatusSchema,
   type ServerInfoWire,
   serverInfoWireSchema,
+  WORKSPACE_IDENTITY_CAPABILITY,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
@@ -32,6 +33,7 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
   const capabilities = extensions
     ? [
         EXEC_STREAM_CAPABILITY,
+        WORKSPACE_IDENTITY_CAPABILITY,
         ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : []),
         ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
       ]

@@ -49,7 +49,8 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * ```
  */
 export class LocalWorkspace extends BaseWorkspace {
-  readonly kind = 'local';
+  /** `local`; a subclass (a worktree, a scratch directory) may name its own kind. */
+  readonly kind: string = 'local';
   readonly #maxOutputBytes: number;
   readonly #env: Record<string, string>;
   /** Aborted by `close()`: stops every command still running. */

@@ -11,6 +11,9 @@ import {
   gitDiffWireSchema,
   type ServerInfo,
   serverInfoFromWire,
+  WORKSPACE_IDENTITY_CAPABILITY,
+  type WorkspaceIdentity,
+  workspaceIdentityFromWire,
 } from '@agent-workspace/protocol';
 import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
@@ -77,6 +80,24 @@ export class RemoteTransport {
     return this.#client.json(
       { method: 'GET', path: AGENT_SERVER_ROUTES.serverInfo, signal: this.#closing.signal },
       serverInfoFromWire,
+    );
+  }
+
+  /**
+   * The server's `GET /api/workspace/identity`, or `undefined` when the server does not list
+   * `WORKSPACE_IDENTITY_CAPABILITY` (an OpenHands server).
+   */
+  async workspaceIdentity(signal?: AbortSignal): Promise<WorkspaceIdentity | undefined> {
+    const capabilities = await this.#serverCapabilities();
+    if (signal?.aborted) throw abortedError(signal);
+    if (!capabilities.includes(WORKSPACE_IDENTITY_CAPABILITY)) return undefined;
+    return this.#client.json(
+      {
+        method: 'GET',
+        path: AGENT_SERVER_ROUTES.workspaceIdentity,
+        signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal,
+      },
+      workspaceIdentityFromWire,
     );
   }
 

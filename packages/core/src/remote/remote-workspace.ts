@@ -5,6 +5,7 @@ import type {
   GitDiff,
   ServerInfo,
 } from '@agent-workspace/protocol';
+import { abortedError } from '../errors/aborted-error.js';
 import { positiveOption } from '../errors/positive-option.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
 import {
@@ -12,6 +13,11 @@ import {
   agentServerEndpoint,
 } from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
+import {
+  type DescribedWorkspaceIdentity,
+  type WorkspaceIdentityOptions,
+  workspaceIdOf,
+} from '../workspace/workspace-identity.js';
 import { agentServerBaseUrl } from './agent-server-base-url.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import type { RemoteTransport, RemoteTransportOptions } from './remote-transport.js';
@@ -56,6 +62,10 @@ export interface RemoteWorkspaceOptions {
  *   `PROTOCOL_ERROR` — never a fake exit code.
  * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`).
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
+ * - `identity()` asks the server (`GET /api/workspace/identity`) when it lists the
+ *   workspace-identity capability: id, anchor, execution root and projection are the server's,
+ *   `cwd` is this workspace's `workingDir`. An OpenHands server has no such route: then the id
+ *   is derived from `host` and `workingDir`, and the rest are the defaults.
  * - The HTTP and websocket clients and the wire schemas load on first use, not on import.
  *
  * @example
@@ -122,6 +132,23 @@ export class RemoteWorkspace extends BaseWorkspace {
   async alive(): Promise<boolean> {
     this.assertOpen();
     return (await this.#connect()).alive();
+  }
+
+  /** The server's identity of its working directory, or one derived from `host` without it. */
+  protected override async describeIdentity(
+    options: WorkspaceIdentityOptions = {},
+  ): Promise<DescribedWorkspaceIdentity> {
+    const { signal } = options;
+    const transport = await this.#connect();
+    if (signal?.aborted) throw abortedError(signal);
+    const served = await transport.workspaceIdentity(signal);
+    if (served === undefined) {
+      return {
+        workspaceId: workspaceIdOf({ host: this.host, kind: this.kind, anchor: this.workingDir }),
+      };
+    }
+    const { accessMode: _serverAccessMode, cwd: _serverCwd, ...identity } = served;
+    return identity;
   }
 
   protected async runCommand(request: CommandRequest): Promise<CommandResult> {

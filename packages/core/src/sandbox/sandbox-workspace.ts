@@ -11,6 +11,10 @@ import type {
   AgentServerEndpointOptions,
 } from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
+import type {
+  DescribedWorkspaceIdentity,
+  WorkspaceIdentityOptions,
+} from '../workspace/workspace-identity.js';
 import type { SandboxEndpoint } from './sandbox-endpoint.js';
 import type {
   ReleaseSandboxOptions,
@@ -119,6 +123,20 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
   async serverInfo(): Promise<ServerInfo> {
     this.assertOpen();
     return this.#lifecycle.use((remote) => remote.serverInfo());
+  }
+
+  /**
+   * The identity the sandbox's agent-server reports (see `RemoteWorkspace`), starting the
+   * sandbox first if needed; subclasses refine it (a container's `projectionKind`, ...).
+   */
+  protected override async describeIdentity(
+    options: WorkspaceIdentityOptions = {},
+  ): Promise<DescribedWorkspaceIdentity> {
+    const { accessMode: _accessMode, ...identity } = await this.#lifecycle.use(
+      (remote) => remote.identity(options),
+      options.signal,
+    );
+    return identity;
   }
 
   /** Creates the sandbox (container, VM, ...) without starting it. */

@@ -1,16 +1,24 @@
+import os from 'node:os';
 import path from 'node:path';
 import type {
   CommandResult,
   FileOperationResult,
   GitChange,
   GitDiff,
+  WorkspaceIdentity,
 } from '@agent-workspace/protocol';
 import { checkCommandEnvironment } from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { positiveOption } from '../errors/positive-option.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { heldSharedReadLease, recordDescribedSession } from './occupancy-state.js';
 import type { ExecuteCommandOptions, Workspace } from './workspace.js';
+import {
+  type DescribedWorkspaceIdentity,
+  type WorkspaceIdentityOptions,
+  workspaceIdOf,
+} from './workspace-identity.js';
 
 /** Default command timeout of every workspace type, in milliseconds. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -82,8 +90,29 @@ export abstract class BaseWorkspace implements Workspace {
     });
   }
 
+  /**
+   * Copies a file into the workspace. While this workspace object holds a `shared_read`
+   * occupancy lease (`acquireWorkspace`), rejects with `FORBIDDEN` naming the lease.
+   */
   async fileUpload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
     this.assertOpen();
+    const readLease = heldSharedReadLease(this);
+    if (readLease !== undefined) {
+      throw new WorkspaceError({
+        code: 'FORBIDDEN',
+        message:
+          `destinationPath: this ${this.kind} workspace is held shared_read by "${readLease.holderId}" ` +
+          `(lease ${readLease.leaseId}, since ${readLease.acquiredAt}); release it or take an ` +
+          'exclusive_write lease to write',
+        details: {
+          field: 'destinationPath',
+          leaseId: readLease.leaseId,
+          holderId: readLease.holderId,
+          mode: readLease.mode,
+          since: readLease.acquiredAt,
+        },
+      });
+    }
     return this.runFileUpload(
       resolveCallerPath(sourcePath, 'sourcePath'),
       this.resolvePath(destinationPath, 'destinationPath'),
@@ -118,6 +147,35 @@ export abstract class BaseWorkspace implements Workspace {
     await this.runResume();
   }
 
+  /**
+   * Which workspace this is, where commands run and how it is held. Defaults, for what
+   * {@link BaseWorkspace.describeIdentity} leaves out: `anchor`, `executionRoot` and `cwd` are
+   * `workingDir`, `projectionKind` is `'canonical'`, and `workspaceId` is {@link workspaceIdOf}
+   * this machine's host name, `kind`, `anchor` (and `executionRoot` when it differs), so two
+   * processes opening the same directory get the same id. `accessMode` is `'shared_read'` while
+   * this object holds a shared-read lease, else `'exclusive_write'`.
+   */
+  async identity(options: WorkspaceIdentityOptions = {}): Promise<WorkspaceIdentity> {
+    this.assertOpen();
+    const { signal } = options;
+    if (signal?.aborted) throw abortedError(signal);
+    const described = await this.describeIdentity({ signal });
+    if (signal?.aborted) throw abortedError(signal);
+    recordDescribedSession(this, described.sessionId);
+    const anchor = described.anchor ?? this.workingDir;
+    const executionRoot = described.executionRoot ?? this.workingDir;
+    return {
+      workspaceId:
+        described.workspaceId ??
+        workspaceIdOf({ host: os.hostname(), kind: this.kind, anchor, executionRoot }),
+      anchor,
+      executionRoot,
+      cwd: described.cwd ?? this.workingDir,
+      projectionKind: described.projectionKind ?? 'canonical',
+      accessMode: heldSharedReadLease(this) === undefined ? 'exclusive_write' : 'shared_read',
+    };
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.runClose();
     return this.#closing;
@@ -144,6 +202,16 @@ export abstract class BaseWorkspace implements Workspace {
         message: `this ${this.kind} workspace is closed`,
       });
     }
+  }
+
+  /**
+   * What this workspace type knows of its identity (anchor, projection, a session id, ...);
+   * {@link BaseWorkspace.identity} fills in the rest. The default knows nothing: `{}`.
+   */
+  protected async describeIdentity(
+    _options: WorkspaceIdentityOptions = {},
+  ): Promise<DescribedWorkspaceIdentity> {
+    return {};
   }
 
   protected abstract runCommand(request: CommandRequest): Promise<CommandResult>;

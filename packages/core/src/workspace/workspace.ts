@@ -3,8 +3,10 @@ import type {
   FileOperationResult,
   GitChange,
   GitDiff,
+  WorkspaceIdentity,
 } from '@agent-workspace/protocol';
 import type { AgentServerEndpoint, AgentServerEndpointOptions } from './agent-server-endpoint.js';
+import type { WorkspaceIdentityOptions } from './workspace-identity.js';
 
 /** Options of {@link Workspace.executeCommand}. */
 export interface ExecuteCommandOptions {
@@ -57,4 +59,10 @@ export interface Workspace extends AsyncDisposable {
    * do not have it.
    */
   agentServerEndpoint?(options?: AgentServerEndpointOptions): Promise<AgentServerEndpoint>;
+  /**
+   * Which workspace this is (a stable `workspaceId`), where commands run and how it is held
+   * (see `WorkspaceIdentity`). Every `BaseWorkspace` has it; optional so that workspace types
+   * written without `BaseWorkspace` stay valid (occupancy then derives the defaults).
+   */
+  identity?(options?: WorkspaceIdentityOptions): Promise<WorkspaceIdentity>;
 }

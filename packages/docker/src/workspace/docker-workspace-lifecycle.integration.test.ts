@@ -65,6 +65,18 @@ context.describe('DockerWorkspace lifecycle', () => {
     expect(labels[DOCKER_LABELS.keepAlive]).toBeUndefined();
   });
 
+  it('reports a container projection of its working directory as its identity', async () => {
+    const workspace = await create();
+    const identity = await workspace.identity();
+    expect(identity).toMatchObject({
+      projectionKind: 'container',
+      anchor: '/workspace',
+      cwd: '/workspace',
+      accessMode: 'exclusive_write',
+    });
+    expect(identity.workspaceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it('pause() freezes the container, calls reject with WORKSPACE_PAUSED, resume() thaws it', async () => {
     const workspace = await create();
     const container = context.docker.getContainer(workspace.containerId!);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type DescribedWorkspaceIdentity,
   type ReleaseSandboxOptions,
   type SandboxEndpoint,
   type SandboxHookOptions,
@@ -8,6 +9,7 @@ import {
   SandboxWorkspace,
   startOrClose,
   WorkspaceError,
+  type WorkspaceIdentityOptions,
 } from '@agent-workspace/core';
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
@@ -207,6 +209,13 @@ export class DockerWorkspace extends SandboxWorkspace {
       });
     }
     return { host: server.url, apiKey: this.#apiKey };
+  }
+
+  /** The agent-server's identity of its working directory, projected into a container. */
+  protected override async describeIdentity(
+    options: WorkspaceIdentityOptions = {},
+  ): Promise<DescribedWorkspaceIdentity> {
+    return { ...(await super.describeIdentity(options)), projectionKind: 'container' };
   }
 
   protected async sandboxState({ signal }: SandboxHookOptions): Promise<SandboxState> {

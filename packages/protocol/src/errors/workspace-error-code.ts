@@ -27,6 +27,9 @@ import { z } from 'zod';
  * - `SPAWN_ERROR`: the process could not be started (`details.errno` says why, e.g. `EMFILE`).
  * - `RESOURCE_EXHAUSTED`: a limit was reached (concurrent commands, open files, connections);
  *   nothing was done, and the same call may succeed later.
+ * - `WORKSPACE_OCCUPIED`: an occupancy lease of another holder refuses the lease asked for (an
+ *   `exclusive_write` is held, or `shared_read` holders are); the message names the holder and
+ *   `details` has its `holderId`, `pid`, `mode` and `since`. It may succeed once they release.
  *
  * Failures of a call to an LLM provider (`LLMError` of `@agent-workspace/sdk`, after its retries):
  * - `LLM_AUTHENTICATION`: the provider refused the API key (401/403), or there is none.
@@ -63,6 +66,7 @@ export const workspaceErrorCodeSchema = z.enum([
   'SANDBOX_EXITED',
   'SPAWN_ERROR',
   'RESOURCE_EXHAUSTED',
+  'WORKSPACE_OCCUPIED',
   'LLM_AUTHENTICATION',
   'LLM_BAD_REQUEST',
   'LLM_CONTEXT_WINDOW_EXCEEDED',

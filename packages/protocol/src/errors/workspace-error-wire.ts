@@ -39,6 +39,8 @@ export const WORKSPACE_ERROR_WIRE: Readonly<Record<WorkspaceErrorCode, Workspace
     execCode: 'TOO_MANY_COMMANDS',
     bashErrorCode: 'ServiceUnavailableError',
   },
+  // Another holder's occupancy lease refuses it: a conflict with the resource's current state.
+  WORKSPACE_OCCUPIED: { status: 409, execCode: 'INTERNAL_ERROR', bashErrorCode: 'ValueError' },
   SPAWN_ERROR: { status: 500, execCode: 'SPAWN_ERROR', bashErrorCode: 'OSError' },
   // The server's own services closed: it is shutting down.
   WORKSPACE_CLOSED: {

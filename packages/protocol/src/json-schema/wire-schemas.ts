@@ -45,6 +45,7 @@ import { successSchema } from '../models/success.js';
 import { textContentWireSchema } from '../models/text-content.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
 import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
+import { workspaceIdentityWireSchema } from '../models/workspace-identity.js';
 import type { JsonSchemaOptions } from './to-json-schema.js';
 
 /** A named wire schema and the side ({@link JsonSchemaOptions.io}) a server publishes it for. */
@@ -101,4 +102,5 @@ export const wireSchemas = {
   ConversationPage: { schema: conversationPageWireSchema, io: 'output' },
   ConversationEventPage: { schema: conversationEventPageWireSchema, io: 'output' },
   AgentFinalResponse: { schema: agentFinalResponseWireSchema, io: 'output' },
+  WorkspaceIdentity: { schema: workspaceIdentityWireSchema, io: 'output' },
 } as const satisfies Record<string, WireSchemaEntry>;

@@ -29,6 +29,8 @@ export const AGENT_SERVER_ROUTES = {
   fileDownload: '/api/file/download',
   gitChanges: '/api/git/changes',
   gitDiff: '/api/git/diff',
+  /** Our extension (`WORKSPACE_IDENTITY_CAPABILITY`): identity of the server's working directory. */
+  workspaceIdentity: '/api/workspace/identity',
   conversations: '/api/conversations',
   searchConversations: '/api/conversations/search',
   countConversations: '/api/conversations/count',

@@ -138,7 +138,8 @@ function sessionSpec(context: RuntimeApiContext, body: StartRuntimeRequestWire):
     sessionId: body.session_id,
     runtimeId,
     image: body.image,
-    environment: body.environment ?? {},
+    // The agent-server reports its working directory as a container projection.
+    environment: { ...body.environment, AGENT_WORKSPACE_PROJECTION: 'container' },
     sessionKeyHash: sessionKeyHash(key),
     workingDir: body.working_dir,
     runAsUser: body.run_as_user ?? undefined,

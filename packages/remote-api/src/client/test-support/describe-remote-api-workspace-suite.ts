@@ -97,6 +97,10 @@ export function describeRemoteApiWorkspaceSuite(kind: BackendKind): void {
         expect(workspace.runtimeUrl).toBe(workspace.host);
         expect(await run(workspace, 'pwd')).toBe('/workspace\n');
         expect(await run(workspace, 'echo "$GREETING"')).toBe('hello\n');
+        expect(await workspace.identity()).toMatchObject({
+          projectionKind: 'container',
+          anchor: '/workspace',
+        });
         const failed = await workspace.executeCommand('exit 3');
         expect(failed.exitCode).toBe(3);
 

@@ -1,0 +1,142 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import { LocalWorkspace } from '../local/local-workspace.js';
+import { acquireWorkspace } from './acquire-workspace.js';
+import { executionSnapshot } from './execution-snapshot.js';
+import { readLeaseRecords } from './lease-record.js';
+import { type LeaseHolderProcess, startLeaseHolder } from './test-support/lease-holder-process.js';
+
+const made: string[] = [];
+const children: LeaseHolderProcess[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  for (const holder of children.splice(0)) {
+    if (holder.child.exitCode === null && holder.child.signalCode === null) {
+      holder.child.kill('SIGKILL');
+    }
+    await holder.exited;
+  }
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function setup() {
+  const workingDir = await tempDir('occupancy-process-work-');
+  const leaseDir = path.join(await tempDir('occupancy-process-leases-'), 'leases');
+  return { workingDir, leaseDir, workspace: new LocalWorkspace({ workingDir }) };
+}
+
+function holder(options: Parameters<typeof startLeaseHolder>[0]): LeaseHolderProcess {
+  const started = startLeaseHolder(options);
+  children.push(started);
+  return started;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<WorkspaceError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (caught: unknown) => caught,
+  );
+  if (!WorkspaceError.isInstance(error)) throw error;
+  return error;
+}
+
+describe('acquireWorkspace across processes', () => {
+  it('refuses while a child holds exclusive_write; after kill -9 the lease is taken and the record recovered', async () => {
+    const { workingDir, leaseDir, workspace } = await setup();
+    const child = holder({
+      workingDir,
+      leaseDir,
+      mode: 'exclusive_write',
+      holderId: 'child-writer',
+    });
+    const ready = await child.nextLine();
+    expect(ready).toMatchObject({ ready: true, pid: child.child.pid });
+
+    const error = await refusal(
+      acquireWorkspace(workspace, { holderId: 'parent', mode: 'exclusive_write', leaseDir }),
+    );
+    expect(error.code).toBe('WORKSPACE_OCCUPIED');
+    expect(error.message).toContain(`"child-writer" (pid ${child.child.pid}`);
+    expect(error.details).toMatchObject({ holderId: 'child-writer', pid: child.child.pid });
+    await expect(
+      refusal(acquireWorkspace(workspace, { holderId: 'parent', mode: 'shared_read', leaseDir })),
+    ).resolves.toMatchObject({ code: 'WORKSPACE_OCCUPIED' });
+
+    // A live holder's record is never recovered, however often others look.
+    const { workspaceId } = await workspace.identity();
+    await executionSnapshot(workspace, { leaseDir });
+    const live = await readLeaseRecords(leaseDir, workspaceId);
+    expect(live).toHaveLength(1);
+    expect(live[0]).toMatchObject({ leaseId: ready.leaseId, pid: child.child.pid });
+    expect(live[0]?.recoveredAt).toBeUndefined();
+    expect(live[0]?.releasedAt).toBeUndefined();
+
+    child.child.kill('SIGKILL');
+    expect(await child.exited).toBe('SIGKILL');
+
+    await using lease = await acquireWorkspace(workspace, {
+      holderId: 'parent',
+      mode: 'exclusive_write',
+      leaseDir,
+    });
+    expect(lease.holderId).toBe('parent');
+    const records = await readLeaseRecords(leaseDir, workspaceId);
+    const dead = records.find((record) => record.leaseId === ready.leaseId);
+    expect(dead).toMatchObject({ holderId: 'child-writer', pid: child.child.pid });
+    expect(Date.parse(dead?.recoveredAt ?? '')).not.toBeNaN();
+    expect(dead?.releasedAt).toBeUndefined();
+  });
+
+  it('a child is refused naming the parent, and readers in two processes coexist', async () => {
+    const { workingDir, leaseDir, workspace } = await setup();
+    const reader = await acquireWorkspace(workspace, {
+      holderId: 'parent-reader',
+      mode: 'shared_read',
+      leaseDir,
+    });
+    const refusedWriter = holder({ workingDir, leaseDir, mode: 'exclusive_write', holderId: 'w' });
+    const refused = await refusedWriter.nextLine();
+    expect(refused.error).toBe('WORKSPACE_OCCUPIED');
+    expect(String(refused.message)).toContain(`"parent-reader" (pid ${process.pid}`);
+
+    const childReader = holder({
+      workingDir,
+      leaseDir,
+      mode: 'shared_read',
+      holderId: 'child-reader',
+    });
+    expect(await childReader.nextLine()).toMatchObject({ ready: true });
+    const snapshot = await executionSnapshot(workspace, { leaseDir });
+    expect(snapshot.occupancy.map((entry) => entry.holderId).sort()).toEqual([
+      'child-reader',
+      'parent-reader',
+    ]);
+    await reader.release();
+
+    // The child's reader alone still keeps writers out, until it releases.
+    const stillRefused = await refusal(
+      acquireWorkspace(workspace, { holderId: 'parent', mode: 'exclusive_write', leaseDir }),
+    );
+    expect(stillRefused.details).toMatchObject({
+      holderId: 'child-reader',
+      pid: childReader.child.pid,
+    });
+    childReader.child.stdin?.write('release\n');
+    expect(await childReader.nextLine()).toEqual({ released: true });
+    await using writer = await acquireWorkspace(workspace, {
+      holderId: 'parent',
+      mode: 'exclusive_write',
+      leaseDir,
+    });
+    expect(writer.mode).toBe('exclusive_write');
+  });
+});

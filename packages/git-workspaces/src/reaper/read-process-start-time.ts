@@ -1,0 +1,25 @@
+import { readFile } from 'node:fs/promises';
+
+/**
+ * The start time of process `pid` in clock ticks since boot: field 22 of `/proc/<pid>/stat`
+ * (read after the last `)`, since the command name may hold spaces and parentheses). Together
+ * with the pid it names one process, so a recycled pid is not mistaken for the owner.
+ * `undefined` when the process does not exist or there is no `/proc` (not Linux).
+ */
+export async function readProcessStartTime(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (stat === undefined) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields after the name start at field 3 (state); field 22 is starttime.
+  return fields[22 - 3];
+}
+
+/** True when a process with this pid exists (signal 0; EPERM means it exists). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -31,6 +31,7 @@ export {
   writeStreamAtomic,
 } from './fs/write-stream-atomic.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
+export { isProcessAlive } from './internal/is-process-alive.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';
 export type { RunLocalCommandOptions } from './local/run-local-command-options.js';

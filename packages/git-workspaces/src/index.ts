@@ -44,7 +44,7 @@ export {
   ownerRecordSchema,
   readOwnerRecord,
 } from './reaper/owner-record.js';
-export { isProcessAlive, readProcessStartTime } from './reaper/read-process-start-time.js';
+export { readProcessStartTime } from './reaper/read-process-start-time.js';
 export {
   isOwnerAlive,
   type KeptReason,

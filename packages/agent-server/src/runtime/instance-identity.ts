@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isProcessAlive } from '@agent-workspace/core/internal';
 
 /** What tells a running server instance from a later process that got its pid. */
 export interface InstanceIdentity {
@@ -17,11 +18,7 @@ export function thisInstance(): InstanceIdentity {
 /** True while the process named by `identity` still runs (same pid, start time and boot). */
 export function isSameInstanceAlive(identity: InstanceIdentity): boolean {
   if (identity.boot !== bootId()) return false;
-  try {
-    process.kill(identity.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!isProcessAlive(identity.pid)) return false;
   const start = startTimeOf(identity.pid);
   return start === undefined || identity.start === '' || start === identity.start;
 }

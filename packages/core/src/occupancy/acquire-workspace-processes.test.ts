@@ -1,21 +1,15 @@
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkspaceError } from '../errors/workspace-error.js';
 import { LocalWorkspace } from '../local/local-workspace.js';
 import { acquireWorkspace } from './acquire-workspace.js';
 import { executionSnapshot } from './execution-snapshot.js';
 import { readLeaseRecords } from './lease-record.js';
 import { type LeaseHolderProcess, startLeaseHolder } from './test-support/lease-holder-process.js';
+import { refusal } from './test-support/refusal.js';
+import { useTempDirs } from './test-support/use-temp-dirs.js';
 
-const made: string[] = [];
+const tempDir = useTempDirs();
 const children: LeaseHolderProcess[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-  made.push(dir);
-  return dir;
-}
 afterEach(async () => {
   for (const holder of children.splice(0)) {
     if (holder.child.exitCode === null && holder.child.signalCode === null) {
@@ -23,7 +17,6 @@ afterEach(async () => {
     }
     await holder.exited;
   }
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 async function setup() {
@@ -36,17 +29,6 @@ function holder(options: Parameters<typeof startLeaseHolder>[0]): LeaseHolderPro
   const started = startLeaseHolder(options);
   children.push(started);
   return started;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<WorkspaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (caught: unknown) => caught,
-  );
-  if (!WorkspaceError.isInstance(error)) throw error;
-  return error;
 }
 
 describe('acquireWorkspace across processes', () => {

@@ -1,8 +1,7 @@
-import { mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { WorkspaceError } from '../errors/workspace-error.js';
+import { describe, expect, it } from 'vitest';
 import { LocalWorkspace } from '../local/local-workspace.js';
 import type { DescribedWorkspaceIdentity } from '../workspace/workspace-identity.js';
 import { acquireWorkspace } from './acquire-workspace.js';
@@ -10,17 +9,11 @@ import { executionSnapshot } from './execution-snapshot.js';
 import { withLeaseGuard } from './lease-guard.js';
 import { LEASE_HISTORY_MS, type LeaseRecord, readLeaseRecords } from './lease-record.js';
 import { bindAbstractSocket, closeAbstractSocket, leaseSocketNames } from './lease-socket.js';
+import { refusal } from './test-support/refusal.js';
+import { useTempDirs } from './test-support/use-temp-dirs.js';
 import type { AcquireWorkspaceOptions } from './workspace-lease.js';
 
-const made: string[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-  made.push(dir);
-  return dir;
-}
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const tempDir = useTempDirs();
 
 /** A fresh working directory and lease directory, and two workspace objects on the directory. */
 async function setup() {
@@ -29,17 +22,6 @@ async function setup() {
   const first = new LocalWorkspace({ workingDir });
   const second = new LocalWorkspace({ workingDir });
   return { workingDir, leaseDir, first, second };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<WorkspaceError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (caught: unknown) => caught,
-  );
-  if (!WorkspaceError.isInstance(error)) throw error;
-  return error;
 }
 
 describe('acquireWorkspace', () => {

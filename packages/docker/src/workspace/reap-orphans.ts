@@ -1,8 +1,8 @@
 import os from 'node:os';
 import { WorkspaceError } from '@agent-workspace/core';
+import { isProcessAlive } from '@agent-workspace/core/internal';
 import { dockerError } from './docker-error.js';
 import { DOCKER_LABELS } from './docker-labels.js';
-import { isProcessAlive } from './is-process-alive.js';
 import { removeContainer } from './remove-container.js';
 import { type DockerConnectionOptions, resolveDocker } from './resolve-docker.js';
 

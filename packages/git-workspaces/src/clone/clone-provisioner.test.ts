@@ -3,7 +3,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expectRejection } from '@agent-workspace/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git, makeTestArea, type TestArea } from '../test-support/test-project.js';
+import { git, makeTestArea, type TestArea, testConfig } from '../test-support/test-project.js';
 import { WorktreeProvisioner } from '../worktree/worktree-provisioner.js';
 import { CloneProvisioner } from './clone-provisioner.js';
 
@@ -17,12 +17,7 @@ afterEach(async () => {
   await area.cleanup();
 });
 
-const config = (sessionId: string, branch = `agent/${sessionId}`) => ({
-  projectId: 'app',
-  project: { path: area.project, defaultBranch: 'main' },
-  sessionId,
-  branch,
-});
+const config = (sessionId: string, branch?: string) => testConfig(area, sessionId, branch);
 
 describe('CloneProvisioner', () => {
   it('makes a full clone on a new branch from origin/<defaultBranch>, hard-linked, listed, destroyed', async () => {

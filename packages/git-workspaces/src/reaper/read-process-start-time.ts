@@ -13,13 +13,3 @@ export async function readProcessStartTime(pid: number): Promise<string | undefi
   // Fields after the name start at field 3 (state); field 22 is starttime.
   return fields[22 - 3];
 }
-
-/** True when a process with this pid exists (signal 0; EPERM means it exists). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

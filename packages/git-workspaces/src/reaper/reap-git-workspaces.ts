@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { abortedError } from '@agent-workspace/core';
+import { isProcessAlive } from '@agent-workspace/core/internal';
 import {
   describeUnsavedWork,
   findUnsavedWork,
@@ -9,7 +10,7 @@ import {
 import { projectDirectory, SAFE_SEGMENT, treePath } from '../internal/tree-layout.js';
 import { removeDirectory, removeWorktree } from '../worktree/remove-worktree.js';
 import { listOwnerRecords, type OwnerRecord, removeOwnerRecord } from './owner-record.js';
-import { isProcessAlive, readProcessStartTime } from './read-process-start-time.js';
+import { readProcessStartTime } from './read-process-start-time.js';
 
 /** Options of {@link reapGitWorkspaces}. */
 export interface ReapGitWorkspacesOptions {

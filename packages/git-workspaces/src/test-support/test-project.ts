@@ -45,3 +45,13 @@ export async function makeTestArea(label: string): Promise<TestArea> {
     cleanup: () => rm(base, { recursive: true, force: true, maxRetries: 3 }),
   };
 }
+
+/** A provision config of project `app` in `area` for `sessionId`, on `agent/<sessionId>` by default. */
+export function testConfig(area: TestArea, sessionId: string, branch = `agent/${sessionId}`) {
+  return {
+    projectId: 'app',
+    project: { path: area.project, defaultBranch: 'main' },
+    sessionId,
+    branch,
+  };
+}

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expectRejection } from '@agent-workspace/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git, makeTestArea, type TestArea } from '../test-support/test-project.js';
+import { git, makeTestArea, type TestArea, testConfig } from '../test-support/test-project.js';
 import { WorktreeProvisioner } from './worktree-provisioner.js';
 
 let area: TestArea;
@@ -16,12 +16,7 @@ afterEach(async () => {
   await area.cleanup();
 });
 
-const config = (sessionId: string, branch = `agent/${sessionId}`) => ({
-  projectId: 'app',
-  project: { path: area.project, defaultBranch: 'main' },
-  sessionId,
-  branch,
-});
+const config = (sessionId: string, branch?: string) => testConfig(area, sessionId, branch);
 
 describe('WorktreeProvisioner', () => {
   it('creates a worktree on a new branch from the default branch, lists it and destroys it', async () => {

@@ -30,6 +30,7 @@ export {
   type WriteStreamAtomicOptions,
   writeStreamAtomic,
 } from './fs/write-stream-atomic.js';
+export { type GitResult, type RunGitOptions, runGit } from './git/run-git.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';

@@ -4,7 +4,6 @@ import { WorkspaceError } from '@agent-workspace/core';
 import { gitOrThrow, runGit } from '../internal/run-git.js';
 import { projectDirectory } from '../internal/tree-layout.js';
 import {
-  type GitProvisionerOptions,
   ManagedTreeProvisioner,
   type TreeLocation,
 } from '../provisioner/managed-tree-provisioner.js';
@@ -29,10 +28,6 @@ import { removeDirectory } from '../worktree/remove-worktree.js';
  */
 export class CloneProvisioner extends ManagedTreeProvisioner {
   readonly name = 'clone' as const;
-
-  constructor(options: GitProvisionerOptions = {}) {
-    super(options);
-  }
 
   protected async makeTree(
     config: ProvisionConfig,

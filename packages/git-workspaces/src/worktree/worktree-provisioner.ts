@@ -6,7 +6,6 @@ import { gitError, gitOrThrow, runGit } from '../internal/run-git.js';
 import { serialisePerRepository } from '../internal/serialise-per-repository.js';
 import { projectDirectory, SAFE_SEGMENT } from '../internal/tree-layout.js';
 import {
-  type GitProvisionerOptions,
   ManagedTreeProvisioner,
   type TreeLocation,
 } from '../provisioner/managed-tree-provisioner.js';
@@ -35,10 +34,6 @@ export class WorktreeProvisioner extends ManagedTreeProvisioner {
   readonly name = 'worktree' as const;
   /** Projects this instance made trees of, by project id (owner records name the others). */
   readonly #projects = new Map<string, Set<string>>();
-
-  constructor(options: GitProvisionerOptions = {}) {
-    super(options);
-  }
 
   protected async makeTree(
     config: ProvisionConfig,

@@ -6,8 +6,9 @@ import {
   resolveDocker,
 } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
-import { delay, engineCall, labelFilter } from './engine-call.js';
+import { engineCall, labelFilter } from './engine-call.js';
 import { releaseFailedStart } from './release-failed-start.js';
+import { removeLabelledVolumes } from './remove-labelled-volumes.js';
 import type {
   BackendCallOptions,
   BackendSession,
@@ -23,11 +24,8 @@ import {
   type SwarmTask,
   swarmTaskSession,
 } from './swarm-task-session.js';
+import { untilServiceTasksGone } from './until-service-tasks-gone.js';
 
-/** Bound on waiting for a removed service's container to let go of its volume. */
-const VOLUME_RELEASE_TIMEOUT_MS = 30_000;
-/** Bound on waiting for the swarm to shut down and delete a paused service's task. */
-const TASK_SHUTDOWN_TIMEOUT_MS = 60_000;
 /** Bound on removing what a failed start created. */
 const CLEANUP_TIMEOUT_MS = 30_000;
 /** Tries of a service update that races another one (`update out of sequence`). */
@@ -195,7 +193,7 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
         }
       });
     }
-    const removedVolumes = await this.#removeVolumes(labels, signal);
+    const removedVolumes = await removeLabelledVolumes({ docker, labels, signal });
     return services.length > 0 || removedVolumes > 0;
   }
 
@@ -248,7 +246,7 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
       serviceId = service.ID;
       const spec = service.Spec ?? {};
       if ((spec.Mode?.Replicated?.Replicas ?? 1) === replicas) break;
-      if (replicas === 1) await this.#untilTasksGone(service.ID, signal);
+      if (replicas === 1) await untilServiceTasksGone({ docker, serviceId: service.ID, signal });
       const template = (spec.TaskTemplate ?? {}) as Docker.ContainerTaskSpec;
       const constraints = template.Placement?.Constraints ?? [];
       const pin = replicas === 0 && task?.NodeID ? [`node.id==${task.NodeID}`] : [];
@@ -276,74 +274,10 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
         if (!raced || attempt >= UPDATE_ATTEMPTS) throw error;
       }
     }
-    if (replicas === 0) await this.#untilTasksGone(serviceId, signal);
+    if (replicas === 0) await untilServiceTasksGone({ docker, serviceId, signal });
     const session = await this.getByRuntimeId(runtimeId, { signal });
     if (!session) throw sessionNotFound(runtimeId, this.namespace);
     return session;
-  }
-
-  /** Waits (bounded) until the swarm has deleted every task of a service scaled to 0. */
-  async #untilTasksGone(serviceId: string, signal: AbortSignal | undefined): Promise<void> {
-    const docker = this.#docker;
-    const deadline = Date.now() + TASK_SHUTDOWN_TIMEOUT_MS;
-    for (;;) {
-      const tasks = (await engineCall(
-        { docker, action: `list the tasks of ${serviceId}`, signal },
-        () =>
-          docker
-            .listTasks({ filters: { service: [serviceId] }, abortSignal: signal })
-            .catch((error) => {
-              // The service was removed meanwhile: no tasks.
-              if (dockerStatus(error) === 404) return [];
-              throw error;
-            }),
-      )) as SwarmTask[];
-      const [task] = tasks;
-      if (!task) return;
-      if (Date.now() >= deadline) {
-        throw new WorkspaceError({
-          code: 'PROVISIONING_ERROR',
-          message: `task ${task.ID} of service ${serviceId} is still ${task.Status?.State} ${TASK_SHUTDOWN_TIMEOUT_MS / 1000} s after the service was scaled to 0 (is node ${task.NodeID} down?); try again later`,
-          details: { serviceId, taskId: task.ID, nodeId: task.NodeID },
-        });
-      }
-      await delay(250, signal);
-    }
-  }
-
-  /** Removes this engine's volumes with `labels` once no container uses them; how many. */
-  async #removeVolumes(labels: string[], signal: AbortSignal | undefined): Promise<number> {
-    const docker = this.#docker;
-    const deadline = Date.now() + VOLUME_RELEASE_TIMEOUT_MS;
-    let removed = 0;
-    for (;;) {
-      const { Volumes } = await engineCall({ docker, action: 'list volumes', signal }, () =>
-        docker.listVolumes({ filters: { label: labels }, abortSignal: signal }),
-      );
-      let inUse: string | undefined;
-      for (const { Name } of Volumes ?? []) {
-        await engineCall({ docker, action: `remove volume ${Name}`, signal }, async () => {
-          try {
-            await docker.getVolume(Name).remove({ abortSignal: signal });
-            removed++;
-          } catch (error) {
-            const status = dockerStatus(error);
-            // 409: the removed task's container still holds it.
-            if (status === 409) inUse = Name;
-            else if (status !== 404) throw error;
-          }
-        });
-      }
-      if (inUse === undefined) return removed;
-      if (Date.now() >= deadline) {
-        throw new WorkspaceError({
-          code: 'PROVISIONING_ERROR',
-          message: `volume ${inUse} is still in use ${VOLUME_RELEASE_TIMEOUT_MS / 1000} s after its service was removed; remove it with \`docker volume rm ${inUse}\``,
-          details: { volume: inUse },
-        });
-      }
-      await delay(250, signal);
-    }
   }
 
   /** The one service of `runtimeId` with its newest task, or `NOT_FOUND`. */

@@ -42,7 +42,7 @@ export interface CreateRemoteAPIWorkspaceOptions {
  *   A failed start always stops a session this workspace started. Release is explicit
  *   (`close()` or `await using`): no finalizer, no exit hook.
  * - Keys never cross hops: the Runtime API key goes to the Runtime API only (`X-API-Key`), the
- *   session key to the agent-server only (`X-Session-API-Key`). Both live in private fields,
+ *   session key to the agent-server only (`SESSION_API_KEY_HEADER`). Both live in private fields,
  *   never in enumerable properties, errors or logs.
  *
  * @example

@@ -61,7 +61,7 @@ interface RuntimeApiReply {
 /**
  * A typed client of a Runtime API (the OpenHands runtime API that provisions sandboxes), on its
  * own undici pool. The key goes in `X-API-Key` on every request and nowhere else: never in an
- * error, a message or an enumerable property, and never an `X-Session-API-Key`. The session key
+ * error, a message or an enumerable property, and never the session key header. The session key
  * of each returned {@link RuntimeSession} is a non-enumerable property, so logging a session
  * does not print it.
  *

@@ -43,8 +43,8 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<b
 
 /**
  * The `idle_time` (seconds) the agent-server at `url` reports on `GET /server_info`, asked with
- * the session's own key as `X-Session-API-Key` (the one hop that key is for). Throws when the
- * probe fails, times out, or the answer is not a `/server_info` (at most
+ * the session's own key in `SESSION_API_KEY_HEADER` (the one hop that key is for). Throws when
+ * the probe fails, times out, or the answer is not a `/server_info` (at most
  * {@link MAX_SERVER_INFO_BYTES}); the error never holds the key.
  */
 export async function fetchIdleTime(

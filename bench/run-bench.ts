@@ -16,6 +16,7 @@ import { benchImportCost } from './import-cost-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
 import { benchRemoteExec } from './remote-exec-bench.js';
 import { benchRuntimeApi } from './runtime-api-bench.js';
+import { benchRuntimePlugins } from './runtime-plugins-bench.js';
 import { benchTransfer } from './transfer-bench.js';
 
 const groups: Record<string, () => Promise<Comparison[]>> = {
@@ -25,6 +26,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   docker: benchDocker,
   runtime: benchRuntimeApi,
   git: benchGitWorkspaces,
+  plugins: benchRuntimePlugins,
   hardening: benchHardening,
   agent: benchAgentLoop,
   import: benchImportCost,

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { MAX_ACTION_TIMEOUT_SECONDS } from '@agent-workspace/protocol';
+import type { RuntimePlugin } from '@agent-workspace/runtime-plugins';
 import { z } from 'zod';
 
 /** Log levels of the server's structured (pino) logger. */
@@ -121,6 +123,35 @@ export const agentServerOptionsSchema = z.object({
   gitSearchTimeoutSeconds: z.number().positive().optional(),
   /** Extra CORS origins besides localhost and 127.0.0.1. */
   allowCorsOrigins: z.array(z.string().min(1)).default([]),
+  /**
+   * Runtime plugins to start in the background, by name (`browser`, `python`, a registered name
+   * or an installed package exporting a plugin) or as instances. See `/server_info` `plugins`.
+   */
+  plugins: z
+    .array(
+      z.union([
+        z.string().min(1),
+        z.custom<RuntimePlugin>(
+          (value) => typeof value === 'object' && value !== null && 'name' in value,
+          'must be a plugin name or a RuntimePlugin',
+        ),
+      ]),
+    )
+    .default([]),
+  /** Longest a plugin may take to start, and an action waits for it, in seconds. Default 120. */
+  pluginStartTimeoutSeconds: z.number().positive().default(120),
+  /**
+   * Time an `/execute_action` action may take when it names no `timeout`, in seconds. Default
+   * 120; at most an hour, like an action's own `timeout`.
+   */
+  actionTimeoutSeconds: z.number().positive().max(MAX_ACTION_TIMEOUT_SECONDS).default(120),
+  /**
+   * Most resident memory one process tree (a command, the Python kernel, the browser) may use, in
+   * bytes; past it the tree is killed and its caller told why, before the machine's out-of-memory
+   * killer picks the server. Unset: trees are measured (see `/server_info` `resources`), never
+   * killed.
+   */
+  processTreeMemoryLimitBytes: z.number().int().positive().optional(),
   /** Announce and serve our protocol extensions; `false` behaves like a plain OpenHands server. */
   extensions: z.boolean().default(true),
   logLevel: logLevelSchema.default('info'),

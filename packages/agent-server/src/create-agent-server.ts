@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { BubblewrapSandbox, type CommandSandbox, invalidArgument } from '@agent-workspace/core';
 import { PathWalker } from '@agent-workspace/core/internal';
+import { MemoryMonitor, PluginHost } from '@agent-workspace/runtime-plugins';
 import type { FastifyInstance } from 'fastify';
 import {
   type AgentServerOptions,
@@ -70,7 +72,10 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       });
       cleanups.push(() => sandbox?.close());
     }
+    const memory = new MemoryMonitor({ limitBytes: resolved.processTreeMemoryLimitBytes });
+    cleanups.push(() => memory.close());
     const bash = new BashEventService({
+      watchProcessTree: (watch) => memory.watch(watch),
       paths,
       sandbox,
       environment: runtime.environment,
@@ -92,6 +97,8 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       paths,
       sandbox,
       runtime,
+      memory,
+      plugins: undefined,
       shutdownSignal: shutdown.signal,
       track: (work) => {
         const settled = work.then(
@@ -118,6 +125,20 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       await Promise.all(inFlight);
       await app.close();
     });
+    if (resolved.plugins.length > 0) {
+      // Started in the background: the server answers at once, actions wait for their plugin.
+      context.plugins = PluginHost.start({
+        plugins: resolved.plugins,
+        workingDir: resolved.workingDir,
+        stateDir: resolved.stateDir && path.join(resolved.stateDir, 'plugins'),
+        logger: app.log.child({ component: 'plugins' }),
+        startTimeoutMs: resolved.pluginStartTimeoutSeconds * 1000,
+        actionTimeoutMs: resolved.actionTimeoutSeconds * 1000,
+        memory,
+      });
+      const plugins = context.plugins;
+      cleanups.push(() => plugins.close());
+    }
     await app.listen({ host: resolved.host, port: resolved.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : resolved.port;

@@ -67,6 +67,14 @@ export {
   RemoteWorkspace,
   type RemoteWorkspaceOptions,
 } from './remote/remote-workspace.js';
+export {
+  type BrowseOptions,
+  type BrowserObservation,
+  type IPythonObservation,
+  type RuntimeActionOptions,
+  type RuntimeActions,
+  runtimeActionsOf,
+} from './remote/runtime-actions.js';
 export type { SandboxEndpoint } from './sandbox/sandbox-endpoint.js';
 export type {
   ReleaseSandboxOptions,
@@ -86,6 +94,11 @@ export {
   DEFAULT_STARTUP_TIMEOUT_MS,
   type SandboxWorkspaceOptions,
 } from './sandbox/sandbox-workspace-options.js';
+export {
+  type ActionExecutor,
+  actionExecutorOf,
+  type ExecuteActionOptions,
+} from './workspace/action-executor.js';
 export {
   type AgentServerEndpoint,
   type AgentServerEndpointOptions,

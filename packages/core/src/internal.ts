@@ -33,6 +33,7 @@ export {
 export { type GitResult, type RunGitOptions, runGit } from './git/run-git.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
+export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';
 export type { RunLocalCommandOptions } from './local/run-local-command-options.js';

@@ -24,6 +24,7 @@ const PACKAGES = [
   { folder: 'docker', requiredExport: 'DockerWorkspace' },
   { folder: 'git-workspaces', requiredExport: 'GitWorkspace' },
   { folder: 'remote-api', requiredExport: 'RemoteAPIWorkspace' },
+  { folder: 'runtime-plugins', requiredExport: 'PluginHost' },
   { folder: 'sdk', requiredExport: 'Agent' },
 ] as const;
 

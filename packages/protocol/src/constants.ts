@@ -6,6 +6,15 @@
  *
  * @packageDocumentation
  */
+
+export {
+  MAX_ACTION_FILE_TEXT_CHARS,
+  MAX_ACTION_NAME_LENGTH,
+  MAX_ACTION_TIMEOUT_SECONDS,
+  MAX_BROWSE_URL_CHARS,
+  MAX_BROWSER_ACTIONS_CHARS,
+  MAX_IPYTHON_CODE_CHARS,
+} from './actions/action-limits.js';
 export type { BashErrorCode } from './errors/bash-error-code.js';
 export type { ExecErrorCode } from './errors/exec-error-code.js';
 export type { WorkspaceErrorCode } from './errors/workspace-error-code.js';
@@ -46,5 +55,9 @@ export {
   RUNTIME_RESOURCE_FACTORS,
   runtimeSessionPath,
 } from './wire/runtime-api-routes.js';
+export {
+  EXECUTE_ACTION_CAPABILITY,
+  runtimePluginCapability,
+} from './wire/runtime-plugin-capabilities.js';
 export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';
 export { WORKSPACE_IDENTITY_CAPABILITY } from './wire/workspace-identity-capability.js';

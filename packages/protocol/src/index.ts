@@ -1,4 +1,52 @@
 // Everything that needs no schema (routes, headers, codes, limits) is in the zod-free entry.
+
+export {
+  ACTION_ARGS_SCHEMAS,
+  type ActionName,
+  type BrowseInteractiveArgs,
+  type BrowseUrlArgs,
+  browseInteractiveArgsSchema,
+  browseUrlArgsSchema,
+  type CmdRunArgs,
+  cmdRunArgsSchema,
+  type FileEditArgs,
+  type FileReadArgs,
+  type FileWriteArgs,
+  fileEditArgsSchema,
+  fileReadArgsSchema,
+  fileWriteArgsSchema,
+  type IPythonRunCellArgs,
+  ipythonRunCellArgsSchema,
+} from './actions/action-args.js';
+export {
+  type ActionWire,
+  actionWireSchema,
+  type ExecuteActionRequestWire,
+  executeActionRequestWireSchema,
+} from './actions/action-wire.js';
+export {
+  type AxNodeWire,
+  axNodeWireSchema,
+  type BrowserOutputObservationWire,
+  browserDownloadWireSchema,
+  browserOutputObservationWireSchema,
+  type CmdOutputObservationWire,
+  cmdOutputMetadataWireSchema,
+  cmdOutputObservationWireSchema,
+  type ErrorObservationWire,
+  errorObservation,
+  errorObservationWireSchema,
+  type FileEditObservationWire,
+  type FileReadObservationWire,
+  type FileWriteObservationWire,
+  fileEditObservationWireSchema,
+  fileReadObservationWireSchema,
+  fileWriteObservationWireSchema,
+  type IPythonRunCellObservationWire,
+  ipythonRunCellObservationWireSchema,
+  type ObservationWire,
+  observationWireSchema,
+} from './actions/observation-wire.js';
 export * from './constants.js';
 export { execErrorCodeSchema } from './errors/exec-error-code.js';
 export { httpErrorBody } from './errors/http-error-body.js';
@@ -175,6 +223,15 @@ export {
   type PauseEventWire,
   pauseEventWireSchema,
 } from './models/pause-event.js';
+export {
+  processTreeMemoryWireSchema,
+  type RuntimePluginState,
+  type RuntimePluginStatusWire,
+  runtimePluginStateSchema,
+  runtimePluginStatusWireSchema,
+  type ServerResourcesWire,
+  serverResourcesWireSchema,
+} from './models/runtime-plugin-status.js';
 export {
   MAX_MESSAGE_CONTENT_PARTS,
   type SendMessageRequestWire,

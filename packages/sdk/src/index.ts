@@ -9,7 +9,7 @@ export {
 } from './agent/agent.js';
 export { type AgentConfig, agentConfigSchema } from './agent/agent-config.js';
 export { DEFAULT_SYSTEM_PROMPT } from './agent/default-system-prompt.js';
-export { toolKindName } from './agent/tool-kind-name.js';
+export { toolKindName, toolSpecName } from './agent/tool-kind-name.js';
 export { agentFinalResponse } from './conversation/agent-final-response.js';
 export type {
   BaseConversation,
@@ -21,6 +21,7 @@ export {
   type ConversationEventListener,
   ConversationEvents,
 } from './conversation/conversation-events.js';
+export type { UnavailableTool } from './conversation/conversation-tools.js';
 export { REMOTE_EVENT_PAGE_LIMIT } from './conversation/fetch-conversation-events.js';
 export { LocalConversation } from './conversation/local-conversation.js';
 export type {
@@ -78,6 +79,19 @@ export {
   scriptedLLMConfigSchema,
 } from './llm/scripted-llm.js';
 export {
+  axTreeText,
+  browserObservationText,
+  MAX_BROWSER_AXTREE_CHARS,
+  MAX_BROWSER_PAGE_TEXT_CHARS,
+} from './tools/browser-observation-text.js';
+export {
+  BROWSER_PLUGIN,
+  BROWSER_TOOL_NAME,
+  type BrowserArgs,
+  BrowserTool,
+  browserArgsSchema,
+} from './tools/browser-tool.js';
+export {
   type CreateToolOptions,
   type CreateToolsOptions,
   createTool,
@@ -102,6 +116,17 @@ export {
   isFinishTool,
 } from './tools/finish-tool.js';
 export {
+  IPYTHON_PLUGIN,
+  IPYTHON_TOOL_NAME,
+  type IPythonArgs,
+  IPythonTool,
+  ipythonArgsSchema,
+} from './tools/ipython-tool.js';
+export {
+  actionExecutorFor,
+  runtimePluginAvailability,
+} from './tools/runtime-plugin-availability.js';
+export {
   MAX_TRACKED_TASKS,
   TASK_TRACKER_TOOL_NAME,
   type TaskItem,
@@ -120,7 +145,7 @@ export {
   terminalArgsSchema,
 } from './tools/terminal-tool.js';
 export { MAX_EDITOR_FILE_BYTES } from './tools/text-file.js';
-export type { Tool, ToolContext, ToolObservation } from './tools/tool.js';
+export type { Tool, ToolAvailability, ToolContext, ToolObservation } from './tools/tool.js';
 export {
   MAX_MODEL_TEXT_CHARS,
   type TruncateForModelOptions,

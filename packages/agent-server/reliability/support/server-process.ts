@@ -33,6 +33,8 @@ export interface ServerProcessOptions {
   key?: string | null;
   /** Runs the server under `bash -c 'ulimit -n <n>; exec node ...'`. */
   maxOpenFiles?: number;
+  /** More environment variables of the server. */
+  env?: Record<string, string>;
 }
 
 /** Interval of the RSS sampler. */
@@ -97,7 +99,7 @@ export class ServerProcess {
       options.runtimeDir,
       ...(options.flags ?? []),
     ];
-    const env = { ...process.env };
+    const env = { ...process.env, ...options.env };
     // The key goes where the README says it should (not the command line); the server must not
     // pick up keys of the environment it runs in.
     delete env.SESSION_API_KEY;

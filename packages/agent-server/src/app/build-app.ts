@@ -1,4 +1,5 @@
 import {
+  AGENT_SERVER_ROUTES,
   GIT_CHANGES_TRUNCATED_HEADER,
   httpErrorBody,
   SESSION_API_KEY_HEADER,
@@ -10,10 +11,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { registerActionRoutes } from '../routes/action-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
+import { registerPluginRoutes } from '../routes/plugin-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
 import { registerWorkspaceIdentityRoutes } from '../routes/workspace-identity-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
@@ -29,12 +32,17 @@ import { watchRequestBody } from './watch-request-body.js';
 import { wireSchemaComponents } from './wire-schema-components.js';
 
 /**
- * True for requests that need a session key: `/api/*`, judged by the raw URL and by the route
- * matched (which sees through percent-encoding such as `/%61pi/...`). Health, docs and
- * websockets (first-frame auth) stay open, as in OpenHands.
+ * True for requests that need a session key: `/api/*` and `/execute_action`, judged by the raw
+ * URL and by the route matched (which sees through percent-encoding such as `/%61pi/...`).
+ * Health, docs and websockets (first-frame auth) stay open, as in OpenHands.
  */
 function isApiRequest(request: FastifyRequest): boolean {
-  return request.url.startsWith('/api/') || !!request.routeOptions.url?.startsWith('/api/');
+  const route = request.routeOptions.url;
+  return (
+    request.url.startsWith('/api/') ||
+    !!route?.startsWith('/api/') ||
+    route === AGENT_SERVER_ROUTES.executeAction
+  );
 }
 
 /** Largest JSON request body: a command (128 KiB) and its environment (256 KiB) fit easily. */
@@ -116,6 +124,8 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     registerFileRoutes(scope, context);
     registerGitRoutes(scope, context);
     registerConversationRoutes(scope, context);
+    registerActionRoutes(scope, context);
+    registerPluginRoutes(scope, context);
     registerBashEventsSocket(scope, context);
     registerEventsSocket(scope, context);
     if (options.extensions) {

@@ -1,5 +1,6 @@
 import type { CommandSandbox } from '@agent-workspace/core';
 import type { PathWalker } from '@agent-workspace/core/internal';
+import type { MemoryMonitor, PluginHost } from '@agent-workspace/runtime-plugins';
 import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import type { BashEventService } from '../bash/bash-event-service.js';
 import type { InstanceRegistry } from '../runtime/instance-registry.js';
@@ -25,6 +26,10 @@ export interface ServerContext {
   authRequired: boolean;
   /** Constant-time check of a session API key. */
   checkSessionKey: (candidate: unknown) => boolean;
+  /** Measures the server's and its process trees' memory; kills a tree over the limit. */
+  memory: MemoryMonitor;
+  /** The runtime plugins, when the server was asked for any; started after the app is built. */
+  plugins: PluginHost | undefined;
   /** `Date.now()` at start-up. */
   startedAt: number;
   /** Records activity for `/server_info` `idle_time` (bash, file and git handlers call it). */

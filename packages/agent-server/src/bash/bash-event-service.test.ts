@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import type { BashCommandRequest } from './bash-command-types.js';
 import { BASH_EVENT_LOG_FILE } from './bash-event-log.js';
-import { BashEventService, type BashEventServiceOptions } from './bash-event-service.js';
+import { BashEventService } from './bash-event-service.js';
+import type { BashEventServiceOptions } from './bash-event-service-options.js';
 
 type Json = Record<string, unknown>;
 

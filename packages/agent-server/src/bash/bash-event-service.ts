@@ -1,10 +1,8 @@
 import {
   type CommandResult,
-  type CommandSandbox,
   DEFAULT_MAX_OUTPUT_BYTES,
   WorkspaceError,
 } from '@agent-workspace/core';
-import type { PathWalker } from '@agent-workspace/core/internal';
 import type {
   BashCommandWire,
   BashEventSearchQuery,
@@ -20,6 +18,7 @@ import type {
 } from './bash-command-types.js';
 import { BashEventLog } from './bash-event-log.js';
 import type { AppendedBashEvent, CommandRecord, StoredBashEvent } from './bash-event-records.js';
+import type { BashEventServiceOptions } from './bash-event-service-options.js';
 import { BashEventStore } from './bash-event-store.js';
 import { commandEnvironment } from './command-environment.js';
 import { CommandHolds } from './command-holds.js';
@@ -28,36 +27,13 @@ import { OutputCoalescer } from './output-coalescer.js';
 import { OutputGate } from './output-gate.js';
 import type { StoredEventWire } from './persisted-bash-event.js';
 import { restoreBashHistory } from './restore-bash-history.js';
+import { watchCommandMemory } from './watch-command-memory.js';
 
 /** Grace between SIGTERM and SIGKILL for commands still running at `close()`. */
 export const CLOSE_GRACE_MS = 1000;
 
 /** Log bytes beyond twice the live events (plus this) trigger a compaction. */
 const COMPACTION_SLACK_BYTES = 1024 * 1024;
-
-/** Options of {@link BashEventService}. */
-export interface BashEventServiceOptions {
-  /** Resolves cwds; its working directory is the default cwd. */
-  paths: PathWalker;
-  /** Runs commands in this sandbox when set. */
-  sandbox?: CommandSandbox | undefined;
-  /** Variables every command gets on top of the server's environment. */
-  environment?: Record<string, string> | undefined;
-  /** Where history is persisted; unset keeps it in memory. */
-  stateDir?: string | undefined;
-  /** Events older than this are dropped (checked periodically). */
-  retentionSeconds: number;
-  /** Bound on the size of kept events (as logged); the oldest finished commands go first. */
-  maxBytes: number;
-  /** Bound on the size of one command's kept events; its oldest outputs give way to a marker. */
-  maxCommandBytes: number;
-  /** Most commands running at once; more are refused with `RESOURCE_EXHAUSTED`. */
-  maxConcurrentCommands: number;
-  /** How long a command that is not detached runs on once its last follower left. */
-  orphanGraceMs: number;
-  /** Receives persistence failures and warnings; default: a process warning. */
-  onError?: ((error: unknown) => void) | undefined;
-}
 
 /**
  * Runs bash commands and keeps their events (the OpenHands bash service, fixed).
@@ -168,7 +144,15 @@ export class BashEventService {
     );
     const event = stored.event as BashCommandWire;
     commandId = event.id;
-    const finish = (result: CommandResult): BashCommandCompletion => {
+    const memory = watchCommandMemory(
+      this.options.watchProcessTree,
+      commandId,
+      handle.pid,
+      (note) => coalescer.write('stderr', note),
+    );
+    const finish = (outcome: CommandResult): BashCommandCompletion => {
+      memory.stop();
+      const result = memory.note ? { ...outcome, stderr: outcome.stderr + memory.note } : outcome;
       coalescer.flush();
       const { exitCode, timeoutOccurred, durationMs } = result;
       const final = this.#add(

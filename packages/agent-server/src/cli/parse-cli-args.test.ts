@@ -24,9 +24,39 @@ describe('parseCliArgs', () => {
         confineToWorkingDir: false,
         allowCorsOrigins: [],
         extensions: true,
+        plugins: [],
       },
       warnings: [],
     });
+  });
+
+  it('reads the runtime plugin flags', () => {
+    const command = parseCliArgs(
+      [
+        '--plugin',
+        'browser',
+        '--plugin=python',
+        '--plugin-start-timeout-seconds',
+        '30',
+        '--action-timeout-seconds',
+        '2.5',
+        '--process-tree-memory-limit-bytes',
+        '536870912',
+      ],
+      {},
+    );
+    expect(command).toMatchObject({
+      options: {
+        plugins: ['browser', 'python'],
+        pluginStartTimeoutSeconds: 30,
+        actionTimeoutSeconds: 2.5,
+        processTreeMemoryLimitBytes: 536_870_912,
+      },
+    });
+    expect(() => parseCliArgs(['--plugin', ''], {})).toThrow(/--plugin/);
+    expect(() => parseCliArgs(['--process-tree-memory-limit-bytes', 'lots'], {})).toThrow(
+      /--process-tree-memory-limit-bytes/,
+    );
   });
 
   it('reads every flag, repeated keys and the environment in order', () => {
@@ -73,6 +103,7 @@ describe('parseCliArgs', () => {
         maxUploadBytes: 1024,
         allowCorsOrigins: ['https://app.example.com', 'https://other.example.com'],
         extensions: false,
+        plugins: [],
       },
       warnings: [SESSION_API_KEY_FLAG_WARNING],
     });

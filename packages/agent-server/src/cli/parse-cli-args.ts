@@ -55,6 +55,12 @@ Options:
   --git-search-max-directories <n>  Most directories it reads looking for them (default 20000)
   --git-search-timeout-seconds <s>  Longest it looks for and scans them (default 5)
   --allow-cors-origin <origin> Extra CORS origin besides localhost; repeatable
+  --plugin <name>              Start a runtime plugin: browser, python, or an installed package
+                               exporting one; repeatable (default: none)
+  --plugin-start-timeout-seconds <s>  Longest a plugin may take to start (default 120)
+  --action-timeout-seconds <s> Time an /execute_action action gets without its own (default 120)
+  --process-tree-memory-limit-bytes <n>  Kill a command, kernel or browser whose processes use
+                               more resident memory (default: measure only)
   --no-extensions              Serve and announce only the plain OpenHands protocol
   -h, --help                   Show this help
   -v, --version                Show the version
@@ -127,6 +133,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       ...indexedEnv(env, 'OH_ALLOW_CORS_ORIGINS_').map(([, value]) => value),
     ],
     extensions: values.extensions ?? true,
+    plugins: (values.plugin ?? []).map((plugin) => nonEmpty('--plugin', plugin)),
   };
   const sandboxed = values.sandbox === true;
   const sandboxFlags = ['sandbox-network', 'sandbox-read-only', 'sandbox-writable'] as const;
@@ -174,6 +181,7 @@ const INTEGER_FLAGS = [
   ['git-search-max-depth', 'gitSearchMaxDepth'],
   ['git-search-max-repositories', 'gitSearchMaxRepositories'],
   ['git-search-max-directories', 'gitSearchMaxDirectories'],
+  ['process-tree-memory-limit-bytes', 'processTreeMemoryLimitBytes'],
 ] as const;
 
 /** Flags in seconds and the options they set. */
@@ -182,6 +190,8 @@ const SECONDS_FLAGS = [
   ['body-idle-timeout-seconds', 'bodyIdleTimeoutSeconds'],
   ['orphaned-command-grace-seconds', 'orphanedCommandGraceSeconds'],
   ['git-search-timeout-seconds', 'gitSearchTimeoutSeconds'],
+  ['plugin-start-timeout-seconds', 'pluginStartTimeoutSeconds'],
+  ['action-timeout-seconds', 'actionTimeoutSeconds'],
 ] as const;
 
 /** Resolves the values of a repeatable path flag against the current directory. */
@@ -222,6 +232,10 @@ function parse(args: readonly string[]) {
       'git-search-max-repositories': { type: 'string' },
       'git-search-max-directories': { type: 'string' },
       'git-search-timeout-seconds': { type: 'string' },
+      plugin: { type: 'string', multiple: true },
+      'plugin-start-timeout-seconds': { type: 'string' },
+      'action-timeout-seconds': { type: 'string' },
+      'process-tree-memory-limit-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -18,6 +18,7 @@ export function conversationServiceOf(
       paths: context.paths,
       stateDir: context.options.stateDir,
       log: app.log,
+      actions: () => context.plugins ?? null,
     });
     service = created;
     services.set(context, created);

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { LocalWorkspace } from '@agent-workspace/core';
+import { type ActionExecutor, LocalWorkspace } from '@agent-workspace/core';
 import { openDirectory, type PathWalker } from '@agent-workspace/core/internal';
 import {
   CONVERSATION_STATE_KEYS,
@@ -45,6 +45,11 @@ export interface ConversationServiceOptions {
   /** Where conversations are persisted; unset keeps them in memory. */
   stateDir: string | undefined;
   log: FastifyBaseLogger;
+  /**
+   * The server's runtime plugins, which run the browser and IPython tools of its conversations;
+   * `null` when the server has none (those tools are then left out).
+   */
+  actions: () => ActionExecutor | null;
 }
 
 /**
@@ -119,6 +124,7 @@ export class ConversationService {
       workspace,
       persistenceDir: dir === undefined ? undefined : path.join(dir, 'conversation'),
       stuckDetection: request.stuck_detection,
+      actions: this.#options.actions(),
     });
     const held = this.#hold(meta, conversation, workspace, dir, now);
     if (request.initial_message) await this.sendMessage(held, request.initial_message);
@@ -324,6 +330,7 @@ export class ConversationService {
           workspace,
           persistenceDir,
           stuckDetection: meta.stuck_detection,
+          actions: this.#options.actions(),
         });
         const last = conversation.events.at(-1);
         this.#hold(meta, conversation, workspace, dir, String(last?.timestamp ?? meta.created_at));

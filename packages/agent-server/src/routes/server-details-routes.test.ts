@@ -2,10 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   EXEC_STREAM_CAPABILITY,
+  EXECUTE_ACTION_CAPABILITY,
   serverInfoFromWire,
   WORKSPACE_IDENTITY_CAPABILITY,
 } from '@agent-workspace/protocol';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { VERSION } from '../version.js';
 import { CONFINE_TO_WORKING_DIR_CAPABILITY } from './server-details-routes.js';
@@ -59,10 +60,20 @@ describe('server details routes', () => {
       python_version: null,
       usable_tools: [],
       runtime_idle_timeout_seconds: null,
-      capabilities: [EXEC_STREAM_CAPABILITY, WORKSPACE_IDENTITY_CAPABILITY],
+      capabilities: [
+        EXEC_STREAM_CAPABILITY,
+        WORKSPACE_IDENTITY_CAPABILITY,
+        EXECUTE_ACTION_CAPABILITY,
+      ],
       max_foreground_terminal_timeout_seconds: null,
       docs: '/docs',
       redoc: '/docs',
+      plugins: [],
+      resources: {
+        server_rss_bytes: expect.any(Number),
+        process_trees: [],
+        process_tree_memory_limit_bytes: null,
+      },
     };
     for (const route of ['/server_info', '/']) {
       const { status, body } = await getJson(`${t.url}${route}`);
@@ -78,6 +89,7 @@ describe('server details routes', () => {
       expect(serverInfoFromWire(body).capabilities).toEqual([
         EXEC_STREAM_CAPABILITY,
         WORKSPACE_IDENTITY_CAPABILITY,
+        EXECUTE_ACTION_CAPABILITY,
       ]);
     }
   });
@@ -102,9 +114,37 @@ describe('server details routes', () => {
     expect(await capabilities({ confineToWorkingDir: true })).toEqual([
       EXEC_STREAM_CAPABILITY,
       WORKSPACE_IDENTITY_CAPABILITY,
+      EXECUTE_ACTION_CAPABILITY,
       CONFINE_TO_WORKING_DIR_CAPABILITY,
     ]);
     expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);
+  });
+
+  it('reports watched command trees and the memory limit in resources', async () => {
+    const t = await start({ processTreeMemoryLimitBytes: 1024 ** 3 });
+    const running = fetch(`${t.url}/api/bash/execute_bash_command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ command: 'sleep 2', timeout: 30 }),
+    });
+    await vi.waitFor(async () => {
+      const { body } = await getJson(`${t.url}/server_info`);
+      const { resources } = body as {
+        resources: {
+          process_trees: { label: string; rss_bytes: number }[];
+          process_tree_memory_limit_bytes: number;
+        };
+      };
+      expect(resources.process_tree_memory_limit_bytes).toBe(1024 ** 3);
+      expect(resources.process_trees).toEqual([
+        {
+          label: expect.stringMatching(/^command [0-9a-f]{32}$/),
+          pid: expect.any(Number),
+          rss_bytes: expect.any(Number),
+        },
+      ]);
+    });
+    await running;
   });
 
   it('counts file and git calls, not health checks, as activity for idle_time', async () => {

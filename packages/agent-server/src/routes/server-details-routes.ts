@@ -1,6 +1,7 @@
 import {
   AGENT_SERVER_ROUTES,
   EXEC_STREAM_CAPABILITY,
+  EXECUTE_ACTION_CAPABILITY,
   HEALTH_OK,
   healthStatusSchema,
   READY,
@@ -23,17 +24,20 @@ export const COMMAND_SANDBOX_CAPABILITY = 'agent_workspace.command_sandbox_v1';
  * Registers the open server-details routes of OpenHands: `GET /alive`, `/health`, `/ready`,
  * `/server_info` and `/` (the same `ServerInfo`). The build sha and ref come from
  * `AGENT_SERVER_BUILD_GIT_SHA` / `_REF` (or OpenHands' `OPENHANDS_BUILD_GIT_SHA` / `_REF`);
- * `capabilities` lists our extensions only when `options.extensions` is on.
+ * `capabilities` lists our extensions only when `options.extensions` is on, the ready runtime
+ * plugins' among them; `plugins` lists every plugin with its state and `resources` the memory of
+ * the server and of the process trees it watches.
  */
 export function registerServerDetailsRoutes(app: FastifyInstance, context: ServerContext): void {
   const env = process.env;
   const buildGitSha = env.AGENT_SERVER_BUILD_GIT_SHA ?? env.OPENHANDS_BUILD_GIT_SHA ?? 'unknown';
   const buildGitRef = env.AGENT_SERVER_BUILD_GIT_REF ?? env.OPENHANDS_BUILD_GIT_REF ?? 'unknown';
   const { extensions, confineToWorkingDir, sandbox } = context.options;
-  const capabilities = extensions
+  const fixedCapabilities = extensions
     ? [
         EXEC_STREAM_CAPABILITY,
         WORKSPACE_IDENTITY_CAPABILITY,
+        EXECUTE_ACTION_CAPABILITY,
         ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : []),
         ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
       ]
@@ -53,6 +57,8 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
   );
 
   const serverInfo = async (): Promise<ServerInfoWire> => {
+    const plugins = (await context.plugins?.status()) ?? [];
+    const memory = context.memory.report();
     const now = Date.now();
     return {
       uptime: Math.floor((now - context.startedAt) / 1000),
@@ -67,11 +73,23 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
       python_version: null,
       usable_tools: [],
       runtime_idle_timeout_seconds: null,
-      capabilities,
+      capabilities: extensions
+        ? [...fixedCapabilities, ...(context.plugins?.capabilities() ?? [])]
+        : [],
       max_foreground_terminal_timeout_seconds: null,
       docs: '/docs',
       // There is no ReDoc page; point ReDoc readers at the Swagger UI.
       redoc: '/docs',
+      plugins,
+      resources: {
+        server_rss_bytes: memory.serverRssBytes,
+        process_trees: memory.trees.map((tree) => ({
+          label: tree.label,
+          pid: tree.pid,
+          rss_bytes: tree.rssBytes,
+        })),
+        process_tree_memory_limit_bytes: memory.limitBytes ?? null,
+      },
     };
   };
   const info = { schema: { tags, security: [], response: { 200: serverInfoWireSchema } } };

@@ -31,6 +31,11 @@ export interface AgentServerRequest {
   /** Sent as a multipart body (streamed). */
   form?: FormData | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Longest wait for the response headers of this request, in milliseconds, when it is not the
+   * client's `requestTimeoutMs` (a call whose answer comes only once its work is done).
+   */
+  headersTimeoutMs?: number | undefined;
 }
 
 /** A fully read response. */
@@ -90,6 +95,9 @@ export class AgentServerClient {
         headers,
         body,
         signal: request.signal,
+        ...(request.headersTimeoutMs === undefined
+          ? {}
+          : { headersTimeout: request.headersTimeoutMs }),
       });
     } catch (error) {
       throw this.failureOf(error, request);

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
+  type ActionWire,
   AGENT_SERVER_ROUTES,
   type CommandResult,
   EXEC_STREAM_CAPABILITY,
@@ -9,6 +10,7 @@ import {
   type GitDiff,
   gitChangeWireSchema,
   gitDiffWireSchema,
+  type ObservationWire,
   type ServerInfo,
   serverInfoFromWire,
   WORKSPACE_IDENTITY_CAPABILITY,
@@ -22,6 +24,7 @@ import type { CommandRequest } from '../workspace/base-workspace.js';
 import { AgentServerClient } from './agent-server-client.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { ExecConnection } from './exec-connection.js';
+import { executeRemoteAction } from './remote-actions.js';
 import { remoteGit } from './remote-git.js';
 import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
@@ -76,9 +79,13 @@ export class RemoteTransport {
   }
 
   /** Fetches `GET /server_info` (never cached). */
-  serverInfo(): Promise<ServerInfo> {
+  serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
     return this.#client.json(
-      { method: 'GET', path: AGENT_SERVER_ROUTES.serverInfo, signal: this.#closing.signal },
+      {
+        method: 'GET',
+        path: AGENT_SERVER_ROUTES.serverInfo,
+        signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal,
+      },
       serverInfoFromWire,
     );
   }
@@ -162,6 +169,18 @@ export class RemoteTransport {
   gitDiff(filePath: string): Promise<GitDiff> {
     return this.#git(AGENT_SERVER_ROUTES.gitDiff, filePath, (json) =>
       gitDiffWireSchema.parse(json),
+    );
+  }
+
+  /** Runs an OpenHands action on the server (see {@link executeRemoteAction}). */
+  executeAction(action: ActionWire, signal?: AbortSignal): Promise<ObservationWire> {
+    return this.#track(
+      executeRemoteAction({
+        client: this.#client,
+        action,
+        signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal,
+        requestTimeoutMs: this.#options.requestTimeoutMs,
+      }),
     );
   }
 

@@ -91,6 +91,10 @@ function operations(workspace: RemoteWorkspace): Array<[string, () => Promise<un
     ['gitChanges', () => workspace.gitChanges('.')],
     ['gitDiff', () => workspace.gitDiff('file.txt')],
     ['serverInfo', () => workspace.serverInfo()],
+    [
+      'executeAction',
+      () => workspace.executeAction({ action: 'run_ipython', args: { code: '1' } }),
+    ],
   ];
 }
 

@@ -1,13 +1,17 @@
 import type {
+  ActionWire,
   CommandResult,
   FileOperationResult,
   GitChange,
   GitDiff,
+  ObservationWire,
+  RuntimePluginStatusWire,
   ServerInfo,
 } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
 import { positiveOption } from '../errors/positive-option.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
+import type { ActionExecutor, ExecuteActionOptions } from '../workspace/action-executor.js';
 import {
   type AgentServerEndpoint,
   agentServerEndpoint,
@@ -21,6 +25,14 @@ import {
 import { agentServerBaseUrl } from './agent-server-base-url.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import type { RemoteTransport, RemoteTransportOptions } from './remote-transport.js';
+import {
+  type BrowseOptions,
+  type BrowserObservation,
+  type IPythonObservation,
+  type RuntimeActionOptions,
+  type RuntimeActions,
+  runtimeActionsOf,
+} from './runtime-actions.js';
 
 /** Re-exported: core's index and callers take it from here. */
 export { CLIENT_TIMEOUT_GRACE_MS };
@@ -61,6 +73,9 @@ export interface RemoteWorkspaceOptions {
  *   rejected key `AUTHENTICATION_ERROR`, a 5xx `SERVER_ERROR`, a malformed answer
  *   `PROTOCOL_ERROR` — never a fake exit code.
  * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`).
+ * - **Runtime plugins**: an {@link ActionExecutor} over OpenHands' `POST /execute_action`, with
+ *   typed `browse`, `browseInteractive` and `runIpython`; `runtimePlugins()` lists the server's
+ *   plugins. A server without the route (an OpenHands V1 agent-server) gives `NOT_SUPPORTED`.
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
  * - `identity()` asks the server (`GET /api/workspace/identity`) when it lists the
  *   workspace-identity capability: id, anchor, execution root and projection are the server's,
@@ -78,7 +93,7 @@ export interface RemoteWorkspaceOptions {
  * const result = await workspace.executeCommand('ls -la', { onStdout: process.stdout.write });
  * ```
  */
-export class RemoteWorkspace extends BaseWorkspace {
+export class RemoteWorkspace extends BaseWorkspace implements ActionExecutor, RuntimeActions {
   readonly kind = 'remote';
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
@@ -132,6 +147,44 @@ export class RemoteWorkspace extends BaseWorkspace {
   async alive(): Promise<boolean> {
     this.assertOpen();
     return (await this.#connect()).alive();
+  }
+
+  /**
+   * Runs an OpenHands action with `POST /execute_action` and answers its observation (an
+   * `error` observation for a failure the agent should read, such as a plugin that is not
+   * enabled). `INVALID_ARGUMENT` carrying the server's reason (and `details.field`) for bad
+   * arguments; `NOT_SUPPORTED` when the server has no such route; `AUTHENTICATION_ERROR`,
+   * `SERVER_ERROR`, `CONNECTION_ERROR` as every call.
+   */
+  async executeAction(
+    action: ActionWire,
+    options: ExecuteActionOptions = {},
+  ): Promise<ObservationWire> {
+    this.assertOpen();
+    return (await this.#connect()).executeAction(action, options.signal);
+  }
+
+  /** The server's runtime plugins and their state (`/server_info` `plugins`; `[]` for OpenHands'). */
+  async runtimePlugins(
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<RuntimePluginStatusWire[]> {
+    this.assertOpen();
+    return (await (await this.#connect()).serverInfo(options.signal)).plugins;
+  }
+
+  /** Opens `url` in the server's browser plugin (see `RuntimeActions.browse`). */
+  browse(url: string, options?: BrowseOptions): Promise<BrowserObservation> {
+    return runtimeActionsOf(this).browse(url, options);
+  }
+
+  /** Runs BrowserGym actions in the server's browser (see `RuntimeActions.browseInteractive`). */
+  browseInteractive(browserActions: string, options?: BrowseOptions): Promise<BrowserObservation> {
+    return runtimeActionsOf(this).browseInteractive(browserActions, options);
+  }
+
+  /** Runs an IPython cell in the server's kernel (see `RuntimeActions.runIpython`). */
+  runIpython(code: string, options?: RuntimeActionOptions): Promise<IPythonObservation> {
+    return runtimeActionsOf(this).runIpython(code, options);
   }
 
   /** The server's identity of its working directory, or one derived from `host` without it. */

@@ -1,11 +1,23 @@
 import type {
+  ActionWire,
   CommandResult,
   FileOperationResult,
   GitChange,
   GitDiff,
+  ObservationWire,
+  RuntimePluginStatusWire,
   ServerInfo,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import {
+  type BrowseOptions,
+  type BrowserObservation,
+  type IPythonObservation,
+  type RuntimeActionOptions,
+  type RuntimeActions,
+  runtimeActionsOf,
+} from '../remote/runtime-actions.js';
+import type { ActionExecutor, ExecuteActionOptions } from '../workspace/action-executor.js';
 import type {
   AgentServerEndpoint,
   AgentServerEndpointOptions,
@@ -49,13 +61,18 @@ export interface StartSandboxWorkspaceOptions {
  *   it is safe during `start()`, after a failed start and after the sandbox crashed.
  * - `pause()` / `resume()` call the sandbox hooks; `resume()` waits until alive again. While
  *   paused every operation rejects at once with `WORKSPACE_PAUSED`.
+ * - Runtime plugin actions (`executeAction`, `browse`, `browseInteractive`, `runIpython`,
+ *   `runtimePlugins`) go to the sandbox's agent-server, as `RemoteWorkspace` sends them.
  * - A `CONNECTION_ERROR` during use is checked against the sandbox: when it has exited or
  *   vanished, that and every later operation reject with `SANDBOX_EXITED` (exit code and last
  *   logs in `details`).
  *
  * Subclasses implement the protected hooks; the template owns ordering, timeouts and errors.
  */
-export abstract class SandboxWorkspace extends BaseWorkspace {
+export abstract class SandboxWorkspace
+  extends BaseWorkspace
+  implements ActionExecutor, RuntimeActions
+{
   readonly #lifecycle: SandboxLifecycle;
 
   constructor(options: SandboxWorkspaceOptions) {
@@ -123,6 +140,41 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
   async serverInfo(): Promise<ServerInfo> {
     this.assertOpen();
     return this.#lifecycle.use((remote) => remote.serverInfo());
+  }
+
+  /**
+   * Runs an OpenHands action on the sandbox's agent-server (`POST /execute_action`, see
+   * `RemoteWorkspace.executeAction`), starting the sandbox first if needed.
+   */
+  async executeAction(
+    action: ActionWire,
+    options: ExecuteActionOptions = {},
+  ): Promise<ObservationWire> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.executeAction(action, options), options.signal);
+  }
+
+  /** The runtime plugins of the sandbox's agent-server and their state. */
+  async runtimePlugins(
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<RuntimePluginStatusWire[]> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.runtimePlugins(options), options.signal);
+  }
+
+  /** Opens `url` in the sandbox's browser plugin (see `RuntimeActions.browse`). */
+  browse(url: string, options?: BrowseOptions): Promise<BrowserObservation> {
+    return runtimeActionsOf(this).browse(url, options);
+  }
+
+  /** Runs BrowserGym actions in the sandbox's browser (see `RuntimeActions.browseInteractive`). */
+  browseInteractive(browserActions: string, options?: BrowseOptions): Promise<BrowserObservation> {
+    return runtimeActionsOf(this).browseInteractive(browserActions, options);
+  }
+
+  /** Runs an IPython cell in the sandbox's kernel (see `RuntimeActions.runIpython`). */
+  runIpython(code: string, options?: RuntimeActionOptions): Promise<IPythonObservation> {
+    return runtimeActionsOf(this).runIpython(code, options);
   }
 
   /**

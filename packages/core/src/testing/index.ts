@@ -5,4 +5,5 @@ export {
   type WorkspaceContractOptions,
 } from './describe-workspace-contract.js';
 export { expectRejection, rejectionOf } from './rejection-of.js';
+export { suiteSkipReason } from './suite-skip-reason.js';
 export { type SymlinkFlipper, startSymlinkFlipper } from './symlink-flipper.js';

@@ -39,6 +39,8 @@ export interface ProcessSandboxWorkspaceOptions
    * a sandbox that comes back at another address (a rescheduled pod or service task).
    */
   restartOnResume?: boolean;
+  /** More agent-server CLI flags, e.g. `['--plugin', 'python']`. */
+  serverArgs?: string[];
 }
 
 /**
@@ -50,16 +52,23 @@ export class ProcessSandboxWorkspace extends SandboxWorkspace {
   readonly kind = 'process-sandbox';
   readonly #script: string | undefined;
   readonly #restartOnResume: boolean;
+  readonly #serverArgs: string[];
   readonly #apiKey = randomBytes(32).toString('hex');
   readonly #logs: string[] = [];
   #child: ChildProcess | undefined;
   #exited: Promise<void> | undefined;
   #paused = false;
 
-  constructor({ script, restartOnResume, ...options }: ProcessSandboxWorkspaceOptions = {}) {
+  constructor({
+    script,
+    restartOnResume,
+    serverArgs = [],
+    ...options
+  }: ProcessSandboxWorkspaceOptions = {}) {
     super({ ...options, workingDir: path.join(os.tmpdir(), `process-sandbox-${randomUUID()}`) });
     this.#script = script;
     this.#restartOnResume = restartOnResume ?? false;
+    this.#serverArgs = serverArgs;
   }
 
   /** The sandbox process, once started. */
@@ -75,7 +84,7 @@ export class ProcessSandboxWorkspace extends SandboxWorkspace {
     const cwd = await realpath(this.workingDir);
     const args = this.#script
       ? ['-e', this.#script]
-      : [agentServerCli, '--port', '0', '--working-dir', cwd];
+      : [agentServerCli, '--port', '0', '--working-dir', cwd, ...this.#serverArgs];
     const child = spawn(process.execPath, args, {
       cwd,
       env: { ...process.env, SESSION_API_KEY: this.#apiKey, WORKING_DIR: cwd },

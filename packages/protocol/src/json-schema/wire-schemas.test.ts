@@ -7,7 +7,11 @@ import * as protocol from '../index.js';
 import { wireSchemas } from './wire-schemas.js';
 
 /** Exported schemas of models/ that are parts of a model, not models of their own. */
-const MODEL_PARTS = new Set(['bashEventSortOrderSchema', 'gitChangeStatusSchema']);
+const MODEL_PARTS = new Set([
+  'bashEventSortOrderSchema',
+  'gitChangeStatusSchema',
+  'runtimePluginStateSchema',
+]);
 
 const modelsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
 

@@ -1,4 +1,16 @@
 import type { z } from 'zod';
+import { actionWireSchema, executeActionRequestWireSchema } from '../actions/action-wire.js';
+import {
+  axNodeWireSchema,
+  browserOutputObservationWireSchema,
+  cmdOutputObservationWireSchema,
+  errorObservationWireSchema,
+  fileEditObservationWireSchema,
+  fileReadObservationWireSchema,
+  fileWriteObservationWireSchema,
+  ipythonRunCellObservationWireSchema,
+  observationWireSchema,
+} from '../actions/observation-wire.js';
 import { internalServerErrorBodySchema } from '../errors/internal-server-error-body.js';
 import { actionEventWireSchema } from '../models/action-event.js';
 import { agentErrorEventWireSchema } from '../models/agent-error-event.js';
@@ -35,6 +47,11 @@ import { messageEventWireSchema } from '../models/message-event.js';
 import { messageToolCallWireSchema } from '../models/message-tool-call.js';
 import { observationEventWireSchema } from '../models/observation-event.js';
 import { pauseEventWireSchema } from '../models/pause-event.js';
+import {
+  processTreeMemoryWireSchema,
+  runtimePluginStatusWireSchema,
+  serverResourcesWireSchema,
+} from '../models/runtime-plugin-status.js';
 import { sendMessageRequestWireSchema } from '../models/send-message-request.js';
 import { serverInfoWireSchema } from '../models/server-info.js';
 import {
@@ -103,4 +120,18 @@ export const wireSchemas = {
   ConversationEventPage: { schema: conversationEventPageWireSchema, io: 'output' },
   AgentFinalResponse: { schema: agentFinalResponseWireSchema, io: 'output' },
   WorkspaceIdentity: { schema: workspaceIdentityWireSchema, io: 'output' },
+  RuntimePluginStatus: { schema: runtimePluginStatusWireSchema, io: 'output' },
+  ServerResources: { schema: serverResourcesWireSchema, io: 'output' },
+  ProcessTreeMemory: { schema: processTreeMemoryWireSchema, io: 'output' },
+  Action: { schema: actionWireSchema, io: 'input' },
+  ActionRequest: { schema: executeActionRequestWireSchema, io: 'input' },
+  Observation: { schema: observationWireSchema, io: 'output' },
+  CmdOutputObservation: { schema: cmdOutputObservationWireSchema, io: 'output' },
+  FileReadObservation: { schema: fileReadObservationWireSchema, io: 'output' },
+  FileWriteObservation: { schema: fileWriteObservationWireSchema, io: 'output' },
+  FileEditObservation: { schema: fileEditObservationWireSchema, io: 'output' },
+  IPythonRunCellObservation: { schema: ipythonRunCellObservationWireSchema, io: 'output' },
+  BrowserOutputObservation: { schema: browserOutputObservationWireSchema, io: 'output' },
+  AxNode: { schema: axNodeWireSchema, io: 'output' },
+  ErrorObservation: { schema: errorObservationWireSchema, io: 'output' },
 } as const satisfies Record<string, WireSchemaEntry>;

@@ -48,12 +48,19 @@ describe('ServerInfo', () => {
       maxForegroundTerminalTimeoutSeconds: 1080,
       docs: '/docs',
       redoc: '/redoc',
+      plugins: [],
+      resources: null,
       extra: { conversation_runtime: 'local', build: { git_sha: '611629e6', dirty: false } },
     });
   });
 
   it('keeps every wire field, unknown ones included', () => {
-    expect(serverInfoWireSchema.parse(openHandsWire)).toStrictEqual(openHandsWire);
+    // An OpenHands server has no plugins and reports no resources: those default.
+    expect(serverInfoWireSchema.parse(openHandsWire)).toStrictEqual({
+      ...openHandsWire,
+      plugins: [],
+      resources: null,
+    });
   });
 
   it('fills OpenHands defaults for missing optional fields', () => {
@@ -68,8 +75,34 @@ describe('ServerInfo', () => {
       runtimeIdleTimeoutSeconds: null,
       maxForegroundTerminalTimeoutSeconds: null,
       docs: '/docs',
+      plugins: [],
+      resources: null,
       extra: {},
     });
+  });
+
+  it('reads our runtime plugins and resources', () => {
+    const plugin = {
+      name: 'python',
+      state: 'failed',
+      error: 'ipykernel missing; install it with: apt-get install -y python3-ipykernel',
+      actions: ['run_ipython'],
+      capabilities: [],
+      healthy: null,
+      memory_bytes: null,
+    };
+    const resources = {
+      server_rss_bytes: 100,
+      process_trees: [{ label: 'python kernel', pid: 7, rss_bytes: 50 }],
+      process_tree_memory_limit_bytes: null,
+    };
+    const info = serverInfoFromWire({ uptime: 1, idle_time: 0, plugins: [plugin], resources });
+    expect(info.plugins).toEqual([plugin]);
+    expect(info.resources).toEqual(resources);
+    expect(info.extra).toEqual({});
+    expect(() =>
+      serverInfoFromWire({ uptime: 1, idle_time: 0, plugins: [{ ...plugin, state: 'dreaming' }] }),
+    ).toThrow(/plugins/);
   });
 
   it('names the bad field', () => {

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  type RuntimePluginStatusWire,
+  runtimePluginStatusWireSchema,
+  type ServerResourcesWire,
+  serverResourcesWireSchema,
+} from './runtime-plugin-status.js';
 
 /**
  * Wire shape of `GET /server_info`. Lenient: unknown fields are kept (newer OpenHands servers add
@@ -21,6 +27,10 @@ export const serverInfoWireSchema = z.looseObject({
   max_foreground_terminal_timeout_seconds: z.number().nullable().default(null),
   docs: z.string().default('/docs'),
   redoc: z.string().default('/redoc'),
+  /** Our addition: the runtime plugins the server was asked to load, with their state. */
+  plugins: z.array(runtimePluginStatusWireSchema).default([]),
+  /** Our addition (OpenHands' action server has its own `resources`): memory in use. */
+  resources: serverResourcesWireSchema.nullable().default(null),
 });
 
 /** Wire JSON of a {@link ServerInfo}. */
@@ -60,6 +70,10 @@ export interface ServerInfo {
   docs: string;
   /** Path of the ReDoc API docs. */
   redoc: string;
+  /** Runtime plugins and their state (empty for servers without any). */
+  plugins: RuntimePluginStatusWire[];
+  /** Memory of the server and the process trees it watches, when it reports it. */
+  resources: ServerResourcesWire | null;
   /** Wire fields this package does not know, kept verbatim. */
   extra: Record<string, unknown>;
 }
@@ -86,6 +100,8 @@ export function serverInfoFromWire(json: unknown): ServerInfo {
     maxForegroundTerminalTimeoutSeconds: wire.max_foreground_terminal_timeout_seconds,
     docs: wire.docs,
     redoc: wire.redoc,
+    plugins: wire.plugins,
+    resources: wire.resources,
     extra: Object.fromEntries(Object.entries(wire).filter(([key]) => !KNOWN_KEYS.has(key))),
   };
 }

@@ -17,6 +17,8 @@ export const AGENT_SERVER_ROUTES = {
   /** 503 until the server has restored its state, then 200. */
   ready: '/ready',
   serverInfo: '/server_info',
+  /** OpenHands' action execution (`EXECUTE_ACTION_CAPABILITY`): an action in, an observation out. */
+  executeAction: '/execute_action',
   startBashCommand: '/api/bash/start_bash_command',
   executeBashCommand: '/api/bash/execute_bash_command',
   searchBashEvents: '/api/bash/bash_events/search',

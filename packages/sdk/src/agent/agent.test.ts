@@ -8,6 +8,7 @@ import type { LanguageModel } from '../llm/language-model.js';
 import { LLM } from '../llm/llm.js';
 import { ScriptedLLM } from '../llm/scripted-llm.js';
 import { FileEditorTool } from '../tools/file-editor-tool.js';
+import { IPythonTool } from '../tools/ipython-tool.js';
 import { TerminalTool } from '../tools/terminal-tool.js';
 import { Agent, DEFAULT_MAX_ITERATIONS } from './agent.js';
 import { DEFAULT_SYSTEM_PROMPT } from './default-system-prompt.js';
@@ -56,10 +57,19 @@ describe('Agent', () => {
       'tools',
     );
     expectWorkspaceError(
-      () => new Agent({ llm, tools: ['BrowserTool'] }),
+      () => new Agent({ llm, tools: ['NoSuchTool'] }),
       'INVALID_ARGUMENT',
       'tools',
     );
+    // A tool whose spec name is not derived from its LLM name still counts once.
+    expectWorkspaceError(
+      () => new Agent({ llm, tools: [new IPythonTool(), 'IPythonTool'] }),
+      'INVALID_ARGUMENT',
+      'tools',
+    );
+    expect(new Agent({ llm, tools: [new IPythonTool()] }).toConfig().tools).toEqual([
+      { name: 'IPythonTool' },
+    ]);
     const agent = new Agent({ llm });
     expect(agent.maxIterations).toBe(DEFAULT_MAX_ITERATIONS);
     expect(agent.systemPrompt).toBe(DEFAULT_SYSTEM_PROMPT);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type ActionExecutor,
   abortedError,
   invalidArgument,
   type Workspace,
@@ -22,7 +23,7 @@ import { type AgentConfig, agentConfigSchema } from './agent-config.js';
 import { buildTranscript } from './build-transcript.js';
 import { DEFAULT_SYSTEM_PROMPT } from './default-system-prompt.js';
 import { newEventBase } from './new-event-base.js';
-import { toolKindName } from './tool-kind-name.js';
+import { toolKindName, toolSpecName } from './tool-kind-name.js';
 import { toolSpecOf } from './tool-spec-of.js';
 
 /** Iterations of one run when the agent is given no `maxIterations` (OpenHands' default). */
@@ -55,6 +56,8 @@ export interface AgentStepContext {
   emit: (event: ConversationEventWire) => void;
   /** Where the tools act. */
   workspace: Workspace;
+  /** Runs the runtime plugins' actions of browser and IPython tools (see `ToolContext.actions`). */
+  actions?: ActionExecutor | undefined;
   /** The conversation's tool instances (from {@link Agent.createTools}). */
   tools: readonly Tool[];
   /** Cancels the model call or the running tool. */
@@ -115,9 +118,7 @@ export class Agent {
         `must be an integer from 1 to ${MAX_ITERATIONS_LIMIT}`,
       );
     }
-    const names = tools.map((tool) =>
-      typeof tool === 'string' ? tool : toolKindName(tool.name, 'Tool'),
-    );
+    const names = tools.map((tool) => (typeof tool === 'string' ? tool : toolSpecName(tool)));
     const unknown = tools.find((tool) => typeof tool === 'string' && !isToolName(tool));
     if (unknown !== undefined) {
       throw invalidArgument(
@@ -190,7 +191,7 @@ export class Agent {
       kind: 'Agent',
       llm: { ...model.toConfig({ includeApiKey }) },
       tools: this.#tools.map((tool) => ({
-        name: typeof tool === 'string' ? tool : toolKindName(tool.name, 'Tool'),
+        name: typeof tool === 'string' ? tool : toolSpecName(tool),
       })),
       ...(this.#customSystemPrompt ? { system_prompt: this.systemPrompt } : {}),
     };
@@ -206,7 +207,7 @@ export class Agent {
    * get `AgentErrorEvent`s, and the step throws `ABORTED`.
    */
   async step(context: AgentStepContext): Promise<AgentStepResult> {
-    const { emit, workspace, tools, signal } = context;
+    const { emit, workspace, actions, tools, signal } = context;
     if (signal?.aborted) throw abortedError(signal);
     const completion = await this.llm.complete({
       messages: buildTranscript({ systemPrompt: this.systemPrompt, events: context.events }),
@@ -249,7 +250,7 @@ export class Agent {
         continue;
       }
       try {
-        const result = await call.tool.execute(call.args, { workspace, signal });
+        const result = await call.tool.execute(call.args, { workspace, actions, signal });
         emit({
           kind: 'ObservationEvent',
           ...newEventBase(),

@@ -11,3 +11,8 @@ export function toolKindName(toolName: string, suffix: 'Tool' | 'Action' | 'Obse
     .join('');
   return `${pascal}${suffix}`;
 }
+
+/** A tool's OpenHands spec name: its own `specName`, else `toolKindName(name, 'Tool')`. */
+export function toolSpecName(tool: { name: string; specName?: string | undefined }): string {
+  return tool.specName ?? toolKindName(tool.name, 'Tool');
+}

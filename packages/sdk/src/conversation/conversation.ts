@@ -1,4 +1,4 @@
-import { hasAgentServer, type Workspace } from '@agent-workspace/core';
+import { type ActionExecutor, hasAgentServer, type Workspace } from '@agent-workspace/core';
 import type { Agent } from '../agent/agent.js';
 import type { BaseConversation } from './base-conversation.js';
 import { LocalConversation } from './local-conversation.js';
@@ -16,6 +16,11 @@ export interface ConversationOptions {
   conversationId?: string | undefined;
   /** Local only: where the conversation is persisted (see `LocalConversation.create`). */
   persistenceDir?: string | undefined;
+  /**
+   * Local only: runs the browser and IPython tools' actions (see `LocalConversationOptions`);
+   * remote conversations use their server's plugins.
+   */
+  actions?: ActionExecutor | null | undefined;
   /** Iterations per run (remote; local conversations use the agent's `maxIterations`). */
   maxIterations?: number | undefined;
   /** Ends a run as `stuck` when the agent repeats itself. Default on. */
@@ -55,5 +60,6 @@ export async function Conversation(options: ConversationOptions): Promise<BaseCo
     workspace,
     persistenceDir: options.persistenceDir,
     stuckDetection,
+    actions: options.actions,
   });
 }

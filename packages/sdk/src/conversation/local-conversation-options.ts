@@ -1,6 +1,7 @@
-import type { Workspace } from '@agent-workspace/core';
+import type { ActionExecutor, Workspace } from '@agent-workspace/core';
 import type { ConversationExecutionStatus } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
+import type { UnavailableTool } from './conversation-tools.js';
 
 /** Options of {@link LocalConversation.create}. */
 export interface LocalConversationOptions {
@@ -17,6 +18,21 @@ export interface LocalConversationOptions {
    * (or the same failure) `threshold` times in a row. Default on, threshold 4; `false` turns it off.
    */
   stuckDetection?: boolean | { threshold: number } | undefined;
+  /**
+   * Runs the runtime plugins' actions of the agent's browser and IPython tools (an agent-server
+   * passes its own plugin host). Without it they act through the workspace when it is an
+   * executor (remote, Docker, Runtime API); a workspace on this machine without an agent-server
+   * gets a local plugin host with just the plugins its tools need, started at the first run and
+   * closed with the conversation. `null`: no runtime plugins, those tools are left out. A given
+   * executor is not closed by the conversation.
+   */
+  actions?: ActionExecutor | null | undefined;
+  /**
+   * Told of each tool not offered to the model (its plugin is not there), once, at the first
+   * run; also listed by `unavailableTools`. Default a process warning
+   * (`AGENT_WORKSPACE_TOOL_UNAVAILABLE`).
+   */
+  onToolUnavailable?: ((tool: UnavailableTool) => void) | undefined;
 }
 
 /** Options of {@link LocalConversation.open}. */

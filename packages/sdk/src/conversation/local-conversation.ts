@@ -10,11 +10,16 @@ import {
 } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
 import { newEventBase } from '../agent/new-event-base.js';
-import type { Tool } from '../tools/tool.js';
+import { agentConfigOf } from './agent-config-of.js';
 import { agentFinalResponse } from './agent-final-response.js';
 import type { ConversationRunOptions } from './base-conversation.js';
 import { ConversationEvents } from './conversation-events.js';
 import { ConversationStore, type PersistedConversationState } from './conversation-store.js';
+import {
+  type ConversationTools,
+  conversationToolsOf,
+  type UnavailableTool,
+} from './conversation-tools.js';
 import type {
   LocalConversationOptions,
   LocalConversationState,
@@ -45,7 +50,7 @@ export class LocalConversation implements AsyncDisposable {
   readonly persistenceDir: string | undefined;
   readonly #recordEvent: (event: ConversationEventWire) => void;
   readonly #eventView: readonly ConversationEventWire[];
-  readonly #tools: readonly Tool[];
+  readonly #tools: ConversationTools;
   readonly #store: ConversationStore | undefined;
   readonly #stuckThreshold: number;
   readonly #createdAt: string;
@@ -63,7 +68,7 @@ export class LocalConversation implements AsyncDisposable {
     createdAt: string;
     stuckThreshold: number;
     agentConfig: Record<string, unknown> | null;
-    tools: readonly Tool[];
+    tools: ConversationTools;
   }) {
     this.id = init.id;
     this.agent = init.options.agent;
@@ -84,7 +89,7 @@ export class LocalConversation implements AsyncDisposable {
   /** Starts a new conversation (status `idle`, no events). */
   static async create(options: LocalConversationOptions): Promise<LocalConversation> {
     const stuckThreshold = stuckThresholdOf(options.stuckDetection);
-    const tools = options.agent.createTools({ workingDir: options.workspace.workingDir });
+    const tools = conversationToolsOf(options);
     const id = randomUUID();
     const createdAt = formatWireTimestamp(new Date());
     const agentConfig = agentConfigOf(options.agent);
@@ -120,7 +125,7 @@ export class LocalConversation implements AsyncDisposable {
    */
   static async open(options: OpenLocalConversationOptions): Promise<LocalConversation> {
     const stuckThreshold = stuckThresholdOf(options.stuckDetection);
-    const tools = options.agent.createTools({ workingDir: options.workspace.workingDir });
+    const tools = conversationToolsOf(options);
     const { store, state, events } = await ConversationStore.open(options.persistenceDir);
     const conversation = new LocalConversation({
       id: state.id,
@@ -136,6 +141,11 @@ export class LocalConversation implements AsyncDisposable {
     store.saveState(conversation.#persistedState());
     await store.flush();
     return conversation;
+  }
+
+  /** Tools of the agent not offered to the model, with why (known once the first run began). */
+  get unavailableTools(): readonly UnavailableTool[] {
+    return this.#tools.unavailable;
   }
 
   /** The conversation's id and execution status, as of now. */
@@ -219,6 +229,7 @@ export class LocalConversation implements AsyncDisposable {
     this.#closed ??= (async () => {
       await this.pause();
       await this.#store?.close();
+      await this.#tools.close();
     })();
     return this.#closed;
   }
@@ -230,6 +241,7 @@ export class LocalConversation implements AsyncDisposable {
 
   async #loop(signal: AbortSignal): Promise<void> {
     this.#setStatus('running');
+    const { tools, actions } = await this.#tools.prepare();
     let iterations = 0;
     for (;;) {
       if (signal.aborted) return this.#paused();
@@ -254,7 +266,8 @@ export class LocalConversation implements AsyncDisposable {
           events: this.#eventView,
           emit: (event) => this.#record(event),
           workspace: this.workspace,
-          tools: this.#tools,
+          actions,
+          tools,
           signal,
         }));
       } catch (error) {
@@ -326,14 +339,5 @@ export class LocalConversation implements AsyncDisposable {
         details: { conversationId: this.id },
       });
     }
-  }
-}
-
-/** The agent's JSON form for the state file (never with an API key), or `null` if it has none. */
-function agentConfigOf(agent: Agent): Record<string, unknown> | null {
-  try {
-    return { ...agent.toConfig() };
-  } catch {
-    return null;
   }
 }

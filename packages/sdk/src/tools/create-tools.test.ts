@@ -1,9 +1,11 @@
 import { WorkspaceError } from '@agent-workspace/core';
 import { describe, expect, it } from 'vitest';
 import { toolTempWorkspace } from '../test-support/tool-temp-workspace.js';
+import { BrowserTool } from './browser-tool.js';
 import { createTool, createTools, TOOL_NAMES } from './create-tools.js';
 import { FileEditorTool } from './file-editor-tool.js';
 import { FINISH_TOOL_NAME, FinishTool, isFinishTool } from './finish-tool.js';
+import { IPythonTool } from './ipython-tool.js';
 import { TaskTrackerTool } from './task-tracker-tool.js';
 import { TerminalTool } from './terminal-tool.js';
 
@@ -23,6 +25,16 @@ describe('createTools', () => {
     expect(tools[1]).toBeInstanceOf(FileEditorTool);
     expect(tools[2]).toBeInstanceOf(TaskTrackerTool);
     expect(tools[3]).toBeInstanceOf(FinishTool);
+  });
+
+  it('builds the runtime plugin tools by their OpenHands spec names', () => {
+    const tools = createTools(['BrowserTool', 'IPythonTool'], { includeFinish: false });
+    expect(tools.map((tool) => [tool.name, tool.runtimePlugins])).toEqual([
+      ['browser', ['browser']],
+      ['execute_ipython_cell', ['python']],
+    ]);
+    expect(tools[0]).toBeInstanceOf(BrowserTool);
+    expect(tools[1]).toBeInstanceOf(IPythonTool);
   });
 
   it('builds fresh instances on every call', async () => {

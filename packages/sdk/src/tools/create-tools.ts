@@ -1,15 +1,23 @@
 import { invalidArgument } from '@agent-workspace/core';
+import { BrowserTool } from './browser-tool.js';
 import { FileEditorTool } from './file-editor-tool.js';
 import { FinishTool } from './finish-tool.js';
+import { IPythonTool } from './ipython-tool.js';
 import { TaskTrackerTool } from './task-tracker-tool.js';
 import { TerminalTool } from './terminal-tool.js';
 import type { Tool } from './tool.js';
 
-/** The OpenHands spec names the registry builds, e.g. from `tools: [{ "name": "TerminalTool" }]`. */
+/**
+ * The OpenHands spec names the registry builds, e.g. from `tools: [{ "name": "TerminalTool" }]`.
+ * `BrowserTool` and `IPythonTool` act through runtime plugins and are offered to the model only
+ * where the conversation's action executor announces them.
+ */
 export const TOOL_NAMES = [
   'TerminalTool',
   'FileEditorTool',
   'TaskTrackerTool',
+  'BrowserTool',
+  'IPythonTool',
   'FinishTool',
 ] as const;
 
@@ -41,6 +49,8 @@ const FACTORIES: Record<ToolName, (options: CreateToolOptions) => Tool> = {
   TerminalTool: () => new TerminalTool(),
   FileEditorTool: ({ workingDir }) => new FileEditorTool({ workingDir }),
   TaskTrackerTool: () => new TaskTrackerTool(),
+  BrowserTool: () => new BrowserTool(),
+  IPythonTool: () => new IPythonTool(),
   FinishTool: () => new FinishTool(),
 };
 

@@ -1,12 +1,21 @@
-import type { Workspace } from '@agent-workspace/core';
+import type { ActionExecutor, Workspace } from '@agent-workspace/core';
 import type { z } from 'zod';
 
 /** What a tool acts on. */
 export interface ToolContext {
   /** The only way a tool touches the world: commands, files and git through the contract. */
   workspace: Workspace;
+  /**
+   * Runs OpenHands actions for tools that act through runtime plugins (browser, IPython): the
+   * conversation's executor (an agent-server's plugin host, a local one). Without it those tools
+   * use the workspace when it is an executor itself (`actionExecutorOf`).
+   */
+  actions?: ActionExecutor | undefined;
   signal?: AbortSignal | undefined;
 }
+
+/** Whether a tool can be offered to the model, and why not. */
+export type ToolAvailability = { available: true } | { available: false; reason: string };
 
 /** What a tool call produced. */
 export interface ToolObservation {
@@ -28,5 +37,20 @@ export interface Tool<Args = unknown> {
   readonly description: string;
   /** Arguments schema; given to the model as JSON Schema and checked before `execute`. */
   readonly parameters: z.ZodType<Args>;
+  /**
+   * Its OpenHands spec name when that is not `toolKindName(name, 'Tool')` (`IPythonTool` for
+   * `execute_ipython_cell`); `Agent.toConfig()` writes it.
+   */
+  readonly specName?: string | undefined;
+  /**
+   * Runtime plugins it acts through (e.g. `['browser']`): a conversation over a workspace on
+   * this machine without an agent-server starts a local plugin host with them.
+   */
+  readonly runtimePlugins?: readonly string[] | undefined;
+  /**
+   * Checked once when a conversation starts: an unavailable tool is not offered to the model,
+   * and the conversation reports the reason. Without it a tool is always available.
+   */
+  available?(context: ToolContext): Promise<ToolAvailability>;
   execute(args: Args, context: ToolContext): Promise<ToolObservation>;
 }

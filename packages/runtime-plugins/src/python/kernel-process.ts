@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
+/** How a kernel process ended. */
+export interface KernelExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (`ENOENT`, `EACCES`, ...). */
+  error?: Error | undefined;
+}
+
+/** Options of {@link KernelProcess.spawn}. */
+export interface KernelProcessOptions {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Bytes of stderr kept for error messages. */
+const STDERR_TAIL_BYTES = 4096;
+
+/**
+ * A kernel's operating-system process: the leader of its own process group (so that a signal
+ * reaches the processes a cell started too, and they die with it), with the tail of its stderr
+ * and its exit.
+ */
+export class KernelProcess {
+  /** Its pid, also its process group id; `undefined` when it could not be started. */
+  readonly pid: number | undefined;
+  /** Resolves once it has exited (or failed to start); never rejects. */
+  readonly exited: Promise<KernelExit>;
+  #exit: KernelExit | undefined;
+  #stderr = Buffer.alloc(0);
+
+  private constructor(child: ChildProcess) {
+    this.pid = child.pid;
+    this.exited = new Promise((resolve) => {
+      const ended = (exit: KernelExit) => {
+        // Processes its cells started must not outlive it; after this the group is left alone,
+        // as its id may be reused once it is empty.
+        if (this.#exit === undefined) this.signalGroup('SIGKILL');
+        this.#exit ??= exit;
+        resolve(this.#exit);
+      };
+      child.once('exit', (code, signal) => ended({ code, signal }));
+      child.once('error', (error) => {
+        // A spawn failure emits only `error`; later errors (a failed kill) do not end it.
+        if (child.pid === undefined) ended({ code: null, signal: null, error });
+      });
+    });
+    child.stdout?.resume();
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const joined = Buffer.concat([this.#stderr, chunk]);
+      this.#stderr = joined.subarray(Math.max(0, joined.length - STDERR_TAIL_BYTES));
+    });
+  }
+
+  /** Starts `command` in a new process group; a failure to start shows in {@link exited}. */
+  static spawn(options: KernelProcessOptions): KernelProcess {
+    const child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new KernelProcess(child);
+  }
+
+  /** True until it has exited. */
+  get alive(): boolean {
+    return this.pid !== undefined && this.#exit === undefined;
+  }
+
+  /** How it ended, in words, for messages: `exited with code 1`, `was killed by SIGKILL`. */
+  describeExit(): string {
+    const exit = this.#exit;
+    if (exit === undefined) return 'is running';
+    if (exit.error !== undefined) return `could not be started (${exit.error.message})`;
+    if (exit.signal !== null) return `was killed by ${exit.signal}`;
+    return `exited with code ${exit.code}`;
+  }
+
+  /** The last lines of its stderr, trimmed. */
+  stderrTail(): string {
+    return this.#stderr.toString('utf8').trim();
+  }
+
+  /** Sends `signal` to its process group while it runs; false when it does not. */
+  signalGroup(signal: NodeJS.Signals): boolean {
+    if (this.pid === undefined || this.#exit !== undefined) return false;
+    try {
+      process.kill(-this.pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * SIGKILLs its process group and waits, at most `timeoutMs`, for the leader to exit (which
+   * SIGKILLs the group once more, for processes forked meanwhile).
+   */
+  async kill(timeoutMs: number): Promise<void> {
+    if (!this.signalGroup('SIGKILL')) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.exited,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

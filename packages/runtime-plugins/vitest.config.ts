@@ -1,0 +1,12 @@
+import { configDefaults, defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    // The suites that need Chromium or a Jupyter kernel run under vitest.integration.config.ts.
+    exclude: [...configDefaults.exclude, 'src/**/*.integration.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    reporters: ['default', ['json', { outputFile: '../../.test-results/runtime-plugins.json' }]],
+  },
+});

@@ -14,7 +14,7 @@ const swaggerUiStatic = path.join(
 
 /**
  * tsup options of the single-file bundle `<outDir>/agent-server.mjs`: the CLI with every
- * dependency inlined, runnable with plain `node` where no `node_modules` exist (container
+ * dependency inlined (but the runtime plugins' libraries), runnable with plain `node` where no `node_modules` exist (container
  * images). swagger-ui's `static` folder is copied to `<outDir>/static`, where the bundle serves
  * `/docs` from.
  */
@@ -26,7 +26,11 @@ export function bundleOptions(outDir: string): Options {
     format: ['esm'],
     platform: 'node',
     target: 'node20',
-    noExternal: [/./],
+    // Everything is inlined but the runtime plugins' libraries (a native addon, a browser driver
+    // with its own files): a plugin whose library is not installed next to the bundle fails
+    // with its install hint, and the server runs on.
+    noExternal: [/^(?!(playwright-core|zeromq|turndown)(\/|$))/],
+    external: ['playwright-core', 'zeromq', 'turndown'],
     splitting: false,
     // `__dirname` / `__filename` for inlined CommonJS code.
     shims: true,

@@ -175,6 +175,24 @@ describe('/execute_action under bad input, runaway work and failing plugins', ()
     expect(unauthenticated.status).toBe(401);
   });
 
+  it('answers plugin routes that do not exist with 404 and unauthenticated ones with 401', async () => {
+    for (const target of [
+      '/api/plugins/browser/nope',
+      '/api/plugins/no-such/x',
+      '/api/plugins/%00/x',
+    ]) {
+      const get = await call(`${server.url}${target}`, { headers: AUTH });
+      expect(get.status, target).toBe(404);
+      const post = await call(`${server.url}${target}`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(post.status, target).toBe(404);
+      expect((await call(`${server.url}${target}`)).status, target).toBe(401);
+    }
+  });
+
   it('kills a command tree that grows past the memory limit and says so, and keeps serving', async () => {
     const hog = `node -e "const b=[];for(;;){b.push(Buffer.alloc(32*1024*1024,1))}"`;
     const answer = await execute(action('run', { command: hog }, { timeout: 60 }));

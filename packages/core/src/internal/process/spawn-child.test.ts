@@ -108,7 +108,8 @@ describe('spawnChild', () => {
     ).toBeGreaterThan(0);
     expect(summary.after).toBe('still works\n');
     expect(summary.gitAfter).toBe(true);
-    // No descriptor is left behind by the failed spawns (libuv leaks a pipe pair otherwise).
-    expect(summary.descriptorsAfter).toBe(summary.descriptorsBefore);
+    // No descriptor is left behind by the failed spawns (libuv leaks a pipe pair otherwise). The
+    // count may drop: tsx's esbuild service can close its pipes meanwhile on a loaded machine.
+    expect(summary.descriptorsAfter).toBeLessThanOrEqual(summary.descriptorsBefore);
   }, 30_000);
 });

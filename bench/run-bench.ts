@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchAgentLoop } from './agent-loop-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
+import { benchDirectoryTransfer } from './directory-transfer-bench.js';
 import { benchDocker } from './docker-bench.js';
 import { benchGitWorkspaces } from './git-workspaces-bench.js';
 import { benchHardening } from './hardening-bench.js';
@@ -16,6 +17,7 @@ import { benchImportCost } from './import-cost-bench.js';
 import { benchLocalExec } from './local-exec-bench.js';
 import { benchRemoteExec } from './remote-exec-bench.js';
 import { benchRuntimeApi } from './runtime-api-bench.js';
+import { benchRuntimeApiPool } from './runtime-api-pool-bench.js';
 import { benchRuntimePlugins } from './runtime-plugins-bench.js';
 import { benchTransfer } from './transfer-bench.js';
 
@@ -23,8 +25,10 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   local: benchLocalExec,
   remote: benchRemoteExec,
   transfer: benchTransfer,
+  directory: benchDirectoryTransfer,
   docker: benchDocker,
   runtime: benchRuntimeApi,
+  'runtime-pool': benchRuntimeApiPool,
   git: benchGitWorkspaces,
   plugins: benchRuntimePlugins,
   hardening: benchHardening,

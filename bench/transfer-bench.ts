@@ -1,13 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
-import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
+import { bestOf, type Comparison, roundsComparison, sampleInProcess } from './bench-harness.js';
 
 const SIZE_BYTES = 256 * 1024 * 1024;
 const ROUNDS = 5;
@@ -15,26 +15,17 @@ const API_KEY = 'bench-session-key';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
 
-interface ClientRun {
-  uploadMs: number;
-  downloadMs: number;
+/** What one transfer-client.mjs process reports. */
+interface ClientSample {
+  ms: number;
   peakRssBytes: number;
 }
 
-async function client(args: string[]): Promise<ClientRun> {
-  const { stdout } = await run(
-    process.execPath,
-    [path.join(here, 'transfer-client.mjs'), ...args],
-    {
-      maxBuffer: 1024 * 1024,
-    },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ClientRun;
-}
+type Direction = 'upload' | 'download';
 
 async function startRawServer(
   root: string,
-): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+): Promise<{ url: string; pid: number } & AsyncDisposable> {
   const child = spawn(process.execPath, [path.join(here, 'raw-file-server.mjs'), root], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -44,7 +35,7 @@ async function startRawServer(
   return {
     url,
     pid: child.pid!,
-    stop: async () => {
+    async [Symbol.asyncDispose]() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
@@ -59,85 +50,83 @@ async function sha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-const throughput = (ms: number) => SIZE_BYTES / 1024 / 1024 / (ms / 1000);
+const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+const peak = (samples: ClientSample[]) => Math.max(...samples.map((s) => s.peakRssBytes));
+const throughput = (sample: ClientSample) => SIZE_BYTES / 1024 / 1024 / (sample.ms / 1000);
 
-/** 256 MiB upload and download through the agent-server against raw loopback HTTP. */
+/**
+ * One direction: a fresh agent-server and raw server (so each one's peak RSS is this
+ * direction's), then best-of-{@link ROUNDS} interleaved rounds, each client in its own process.
+ */
+async function benchDirection(root: string, direction: Direction): Promise<Comparison> {
+  const source = path.join(root, 'source.bin');
+  const expected = await sha256(source);
+  await using raw = await startRawServer(root);
+  await using server = await startAgentServerProcess([
+    '--working-dir',
+    root,
+    '--session-api-key',
+    API_KEY,
+    '--max-upload-bytes',
+    String(2 * SIZE_BYTES),
+  ]);
+  const sample = async (side: 'raw' | 'remote', round: number): Promise<ClientSample> => {
+    const copy = path.join(root, `${direction}-${side}-${round}.bin`);
+    // Uploads send source.bin to `copy`; downloads fetch source.bin into `copy`.
+    const [local, remote] = direction === 'upload' ? [source, copy] : [copy, source];
+    const url = side === 'raw' ? raw.url : server.url;
+    const result = await sampleInProcess<ClientSample>(path.join(here, 'transfer-client.mjs'), [
+      side,
+      direction,
+      url,
+      API_KEY,
+      local,
+      remote,
+    ]);
+    if (side === 'remote' && (await sha256(copy)) !== expected) {
+      throw new Error(`the agent-server ${direction} corrupted the file`);
+    }
+    await rm(copy, { force: true });
+    return result;
+  };
+  const rounds = await bestOf({
+    rounds: ROUNDS,
+    warmup: 1,
+    baseline: (round) => sample('raw', round),
+    candidate: (round) => sample('remote', round),
+  });
+  const serverPeak = await server.peakRssBytes();
+  const rawServerPeak = await peakRssOf(raw.pid);
+  return roundsComparison({
+    scenario: `256 MiB ${direction} through the agent-server (throughput, higher is better)`,
+    baseline: {
+      name: `raw loopback HTTP ${direction}`,
+      samples: rounds.baseline.map(throughput),
+    },
+    candidate: {
+      name: `agent-server ${direction}`,
+      samples: rounds.candidate.map(throughput),
+    },
+    unit: 'MiB/s',
+    higherIsBetter: true,
+    target: 'throughput ratio ≥ 0.8; peak RSS < 150 MB',
+    notes: `peak RSS: agent-server ${mb(serverPeak)} MB, RemoteWorkspace client ${mb(peak(rounds.candidate))} MB (raw server ${mb(rawServerPeak)} MB, raw client ${mb(peak(rounds.baseline))} MB)`,
+  });
+}
+
+/**
+ * 256 MiB upload and download through the agent-server (RemoteWorkspace client) against raw
+ * loopback HTTP (node:http server and client), each side's server in its own process and each
+ * client in a fresh process per sample.
+ */
 export async function benchTransfer(): Promise<Comparison[]> {
   const root = await mkdtemp(path.join(tmpdir(), 'bench-transfer-'));
   try {
-    const source = path.join(root, 'source.bin');
-    await run('bash', ['-c', `head -c ${SIZE_BYTES} /dev/urandom > '${source}'`]);
-    const expected = await sha256(source);
-    const raw = await startRawServer(path.join(root));
-    const rawRuns: ClientRun[] = [];
-    const remoteRuns: ClientRun[] = [];
-    let serverPeak = 0;
-    let rawServerPeak = 0;
-    try {
-      await using server = await startAgentServerProcess([
-        '--working-dir',
-        root,
-        '--session-api-key',
-        API_KEY,
-        '--max-upload-bytes',
-        String(2 * SIZE_BYTES),
-      ]);
-      for (let round = 0; round < ROUNDS; round += 1) {
-        const rawCopy = path.join(root, `raw-back-${round}.bin`);
-        const remoteCopy = path.join(root, `remote-back-${round}.bin`);
-        const remoteTarget = path.join(root, `remote-${round}.bin`);
-        const runRaw = async () =>
-          rawRuns.push(await client(['raw', raw.url, '', source, `raw-${round}.bin`, rawCopy]));
-        const runRemote = async () =>
-          remoteRuns.push(
-            await client(['remote', server.url, API_KEY, source, remoteTarget, remoteCopy]),
-          );
-        // Alternate who goes first so page-cache write-back hits both alike.
-        for (const step of round % 2 === 0 ? [runRaw, runRemote] : [runRemote, runRaw])
-          await step();
-        if ((await sha256(remoteCopy)) !== expected)
-          throw new Error('remote round trip corrupted the file');
-        for (const file of [
-          rawCopy,
-          remoteCopy,
-          remoteTarget,
-          path.join(root, `raw-${round}.bin`),
-        ]) {
-          await rm(file, { force: true });
-        }
-      }
-      serverPeak = await server.peakRssBytes();
-      rawServerPeak = await peakRssOf(raw.pid);
-    } finally {
-      await raw.stop();
-    }
-    const results: Comparison[] = [];
-    for (const direction of ['upload', 'download'] as const) {
-      const key = direction === 'upload' ? 'uploadMs' : 'downloadMs';
-      const baseline = summarise(
-        `raw loopback HTTP ${direction}`,
-        rawRuns.map((r) => throughput(r[key])),
-        'MiB/s',
-      );
-      const candidate = summarise(
-        `agent-server ${direction}`,
-        remoteRuns.map((r) => throughput(r[key])),
-        'MiB/s',
-      );
-      results.push(
-        comparisonOf(
-          `256 MiB ${direction} through the agent-server (throughput, higher is better)`,
-          baseline,
-          candidate,
-          {
-            target: 'throughput ratio ≥ 0.7; peak RSS < 150 MB',
-            notes: `peak RSS: agent-server ${mib(serverPeak)} MiB, RemoteWorkspace client ${mib(Math.max(...remoteRuns.map((r) => r.peakRssBytes)))} MiB (raw server ${mib(rawServerPeak)} MiB, raw client ${mib(Math.max(...rawRuns.map((r) => r.peakRssBytes)))} MiB); file ${mib((await stat(source)).size)} MiB`,
-          },
-        ),
-      );
-    }
-    return results;
+    await run('bash', [
+      '-c',
+      `head -c ${SIZE_BYTES} /dev/urandom > '${path.join(root, 'source.bin')}'`,
+    ]);
+    return [await benchDirection(root, 'upload'), await benchDirection(root, 'download')];
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -1,50 +1,48 @@
-// One upload and one download in a fresh process, so its peak RSS is the client's alone.
-// Usage: node transfer-client.mjs <raw|remote> <url> <apiKey> <source> <remotePath> <downloadTo>
+// One transfer in a fresh process, so its peak RSS is this client's alone.
+// Usage: node transfer-client.mjs <raw|remote> <upload|download> <url> <apiKey> <local> <remote>
+// Prints {"ms": <transfer time>, "peakRssBytes": <peak RSS>}.
 import { createReadStream, createWriteStream } from 'node:fs';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { RemoteWorkspace } from '@agent-workspace/core';
 
-const [mode, url, apiKey, source, remotePath, downloadTo] = process.argv.slice(2);
+const [mode, direction, url, apiKey, local, remote] = process.argv.slice(2);
 
+/** node:http with default stream settings: PUT streams the file up, GET streams it back. */
 async function raw() {
-  const target = new URL(`/${remotePath.split('/').pop()}`, url);
-  const upload = performance.now();
+  const target = new URL(`/${remote.split('/').pop()}`, url);
   await new Promise((resolve, reject) => {
-    const request = http.request(target, { method: 'PUT' }, (response) => {
-      response.resume();
-      response.on('end', resolve);
-    });
-    request.on('error', reject);
-    pipeline(createReadStream(source), request).catch(reject);
+    if (direction === 'upload') {
+      const request = http.request(target, { method: 'PUT' }, (response) => {
+        response.resume();
+        response.on('end', resolve);
+      });
+      request.on('error', reject);
+      pipeline(createReadStream(local), request).catch(reject);
+    } else {
+      http
+        .get(target, (response) =>
+          pipeline(response, createWriteStream(local)).then(resolve, reject),
+        )
+        .on('error', reject);
+    }
   });
-  const uploadMs = performance.now() - upload;
-  const download = performance.now();
-  await new Promise((resolve, reject) => {
-    http
-      .get(target, (response) =>
-        pipeline(response, createWriteStream(downloadTo)).then(resolve, reject),
-      )
-      .on('error', reject);
-  });
-  return { uploadMs, downloadMs: performance.now() - download };
 }
 
-async function remote() {
+async function viaRemoteWorkspace() {
   const workspace = new RemoteWorkspace({ host: url, workingDir: '/', apiKey });
   try {
-    const upload = performance.now();
-    const sent = await workspace.fileUpload(source, remotePath);
-    if (!sent.success) throw new Error(`upload failed: ${sent.error}`);
-    const uploadMs = performance.now() - upload;
-    const download = performance.now();
-    const received = await workspace.fileDownload(remotePath, downloadTo);
-    if (!received.success) throw new Error(`download failed: ${received.error}`);
-    return { uploadMs, downloadMs: performance.now() - download };
+    const result =
+      direction === 'upload'
+        ? await workspace.fileUpload(local, remote)
+        : await workspace.fileDownload(remote, local);
+    if (!result.success) throw new Error(`${direction} failed: ${result.error}`);
   } finally {
     await workspace.close();
   }
 }
 
-const timings = mode === 'raw' ? await raw() : await remote();
-console.log(JSON.stringify({ ...timings, peakRssBytes: process.resourceUsage().maxRSS * 1024 }));
+const start = performance.now();
+await (mode === 'raw' ? raw() : viaRemoteWorkspace());
+const ms = performance.now() - start;
+console.log(JSON.stringify({ ms, peakRssBytes: process.resourceUsage().maxRSS * 1024 }));

@@ -13,17 +13,19 @@ const swaggerUiStatic = path.join(
 );
 
 /**
- * tsup options of the single-file bundle `<outDir>/agent-server.mjs`: the CLI with every
- * dependency inlined (but the runtime plugins' libraries), runnable with plain `node` where no `node_modules` exist (container
- * images). swagger-ui's `static` folder is copied to `<outDir>/static`, where the bundle serves
- * `/docs` from.
+ * tsup options of the single-file bundle in `outDir`: `agent-server.cjs`, the CLI with every
+ * dependency inlined (but the runtime plugins' libraries) as one CommonJS file, runnable with
+ * plain `node` where no `node_modules` exist (container images), and its launcher
+ * `agent-server.mjs` (see `bundle/agent-server.mjs`: it compiles the bundle with a V8 code
+ * cache when one was written). swagger-ui's `static` folder is copied to `<outDir>/static`,
+ * where the bundle serves `/docs` from.
  */
 export function bundleOptions(outDir: string): Options {
   return {
-    entry: { 'agent-server': path.join(packageDir, 'src/cli.ts') },
+    entry: { 'agent-server': path.join(packageDir, 'src/bundle/bundle-main.ts') },
     outDir,
-    outExtension: () => ({ js: '.mjs' }),
-    format: ['esm'],
+    outExtension: () => ({ js: '.cjs' }),
+    format: ['cjs'],
     platform: 'node',
     target: 'node20',
     // Everything is inlined but the runtime plugins' libraries (a native addon, a browser driver
@@ -32,16 +34,21 @@ export function bundleOptions(outDir: string): Options {
     noExternal: [/^(?!(playwright-core|zeromq|turndown)(\/|$))/],
     external: ['playwright-core', 'zeromq', 'turndown'],
     splitting: false,
-    // `__dirname` / `__filename` for inlined CommonJS code.
+    // `import.meta.url` for inlined ES module code.
     shims: true,
     clean: true,
     define: { AGENT_SERVER_BUNDLE: 'true' },
-    // `require` for inlined CommonJS code that loads Node built-ins.
-    banner: {
-      js: "import { createRequire as bundleCreateRequire } from 'node:module';\nconst require = bundleCreateRequire(import.meta.url);",
+    // `import()` of those libraries becomes `require()`: V8 drops a script's dynamic-import
+    // callback when its code comes from a code cache.
+    esbuildOptions: (esbuild) => {
+      esbuild.supported = { ...esbuild.supported, 'dynamic-import': false };
     },
     onSuccess: async () => {
       await cp(swaggerUiStatic, path.join(outDir, 'static'), { recursive: true });
+      await cp(
+        path.join(packageDir, 'bundle/agent-server.mjs'),
+        path.join(outDir, 'agent-server.mjs'),
+      );
     },
   };
 }

@@ -1,6 +1,7 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { AGENT_SERVER_LISTENING_EVENT } from '@agent-workspace/protocol';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../tsup.config.js';
@@ -17,8 +18,12 @@ describe('single-file bundle', () => {
   }, 120_000);
   afterAll(() => rm(outDir, { recursive: true, force: true }));
 
-  it('holds only the script and swagger-ui assets', async () => {
-    expect((await readdir(outDir)).sort()).toEqual(['agent-server.mjs', 'static']);
+  it('holds only the bundle, its launcher and swagger-ui assets', async () => {
+    expect((await readdir(outDir)).sort()).toEqual([
+      'agent-server.cjs',
+      'agent-server.mjs',
+      'static',
+    ]);
     expect(await readdir(path.join(outDir, 'static'))).toContain('swagger-ui-bundle.js');
   });
 
@@ -48,5 +53,38 @@ describe('single-file bundle', () => {
       server.child.kill('SIGTERM');
     }
     expect(await server.exited).toBe(0);
+  });
+
+  it('writes a V8 code cache once, starts from it, and starts without it or past a bad one', async () => {
+    const launcher = path.join(outDir, 'agent-server.mjs');
+    const cache = path.join(outDir, 'agent-server.cjs.cache');
+    const start = async (env: NodeJS.ProcessEnv = process.env) => {
+      const server = await spawnServerProcess([launcher, '--port', '0', '--working-dir', outDir], {
+        cwd: outDir,
+        env,
+      });
+      const listening = server.logs.find((entry) => entry.event === AGENT_SERVER_LISTENING_EVENT);
+      const health = await fetch(`${server.url}/health`);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      return { codeCache: listening?.codeCache, health: health.status };
+    };
+    try {
+      expect(await start()).toEqual({ codeCache: 'absent', health: 200 });
+
+      const writer = await spawnServerProcess([launcher, '--port', '0', '--working-dir', outDir], {
+        cwd: outDir,
+        env: { ...process.env, AGENT_SERVER_WRITE_CODE_CACHE: '1' },
+      });
+      expect(await writer.exited).toBe(0);
+      expect((await stat(cache)).size).toBeGreaterThan(100_000);
+
+      expect(await start()).toEqual({ codeCache: 'accepted', health: 200 });
+
+      await writeFile(cache, Buffer.alloc(4096, 7));
+      expect(await start()).toEqual({ codeCache: 'rejected', health: 200 });
+    } finally {
+      await rm(cache, { force: true });
+    }
   });
 });

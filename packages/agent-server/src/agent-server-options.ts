@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { MAX_ACTION_TIMEOUT_SECONDS } from '@agent-workspace/protocol';
+import { DEFAULT_MAX_ARCHIVE_ENTRIES, MAX_ACTION_TIMEOUT_SECONDS } from '@agent-workspace/protocol';
 import type { RuntimePlugin } from '@agent-workspace/runtime-plugins';
 import { z } from 'zod';
 
@@ -62,6 +62,12 @@ export const agentServerOptionsSchema = z.object({
     .int()
     .positive()
     .default(1024 ** 3),
+  /**
+   * Most entries one extracted directory archive may hold (`POST /api/file/archive`); more get
+   * 413. Default `DEFAULT_MAX_ARCHIVE_ENTRIES` (1 000 000). Its content bytes count against
+   * `maxUploadBytes`.
+   */
+  maxArchiveEntries: z.number().int().positive().default(DEFAULT_MAX_ARCHIVE_ENTRIES),
   /** Most open client connections; more are closed at once. Default 1000. */
   maxConnections: z.number().int().positive().default(1000),
   /** Most commands running at once; more get 429 with `Retry-After`. Default 200. */

@@ -62,6 +62,39 @@ export { LEASE_GUARD_TIMEOUT_MS } from './occupancy/lease-guard.js';
 export { LEASE_HISTORY_MS } from './occupancy/lease-record.js';
 export type { OccupyingHolder } from './occupancy/occupied-error.js';
 export type { AcquireWorkspaceOptions, WorkspaceLease } from './occupancy/workspace-lease.js';
+export type {
+  PooledWorkspaceLease,
+  ReleasePooledWorkspaceOptions,
+} from './pool/pooled-workspace-lease.js';
+export {
+  type AcquirePooledWorkspaceOptions,
+  createWorkspacePool,
+  WorkspacePool,
+} from './pool/workspace-pool.js';
+export type {
+  PoolDiscardReason,
+  WorkspacePoolError,
+  WorkspacePoolEvent,
+} from './pool/workspace-pool-event.js';
+export {
+  type CreatePooledWorkspaceOptions,
+  DEFAULT_POOL_ACQUIRE_TIMEOUT_MS,
+  DEFAULT_POOL_DRAIN_TIMEOUT_MS,
+  DEFAULT_POOL_HEALTH_CHECK_TIMEOUT_MS,
+  DEFAULT_POOL_IDLE_CHECK_INTERVAL_MS,
+  DEFAULT_POOL_IDLE_TTL_MS,
+  DEFAULT_POOL_MAX_WAITERS,
+  DEFAULT_POOL_REFILL_BACKOFF,
+  DEFAULT_POOL_REFILL_CONCURRENCY,
+  DEFAULT_POOL_RESET_TIMEOUT_MS,
+  DEFAULT_POOL_WARM_UP_TIMEOUT_MS,
+  MAX_WORKSPACE_POOL_SIZE,
+  MAX_WORKSPACE_POOL_TIME_MS,
+  MAX_WORKSPACE_POOL_WAITERS,
+  type PooledWorkspaceHookOptions,
+  type WorkspacePoolOptions,
+} from './pool/workspace-pool-options.js';
+export type { AcquireWaitStats, WorkspacePoolStats } from './pool/workspace-pool-stats.js';
 export {
   CLIENT_TIMEOUT_GRACE_MS,
   RemoteWorkspace,
@@ -113,6 +146,12 @@ export {
   DEFAULT_COMMAND_TIMEOUT_MS,
 } from './workspace/base-workspace.js';
 export type { CommandSandbox, ProcessLaunch } from './workspace/command-sandbox.js';
+export {
+  type DirectoryTransfer,
+  type DirectoryTransferOptions,
+  type DirectoryTransferResult,
+  directoryTransferOf,
+} from './workspace/directory-transfer.js';
 export type { ExecuteCommandOptions, Workspace } from './workspace/workspace.js';
 export {
   type DescribedWorkspaceIdentity,

@@ -31,6 +31,17 @@ export {
   writeStreamAtomic,
 } from './fs/write-stream-atomic.js';
 export { type GitResult, type RunGitOptions, runGit } from './git/run-git.js';
+export {
+  type ArchiveProblem,
+  archiveEntryError,
+  archiveProblemOf,
+} from './internal/archive/archive-entry-error.js';
+export {
+  type ArchiveSummary,
+  type ExtractArchiveOptions,
+  extractArchive,
+} from './internal/archive/extract-archive.js';
+export { type PackDirectoryOptions, packDirectory } from './internal/archive/pack-directory.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
 export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';

@@ -35,6 +35,7 @@ export {
   MAX_PATH_BYTES,
 } from './limits/command-input-limits.js';
 export { utf8ByteLength } from './limits/utf8-byte-length.js';
+export { AGENT_SERVER_LISTENING_EVENT } from './wire/agent-server-ready.js';
 export {
   AGENT_SERVER_ROUTES,
   bashEventPath,
@@ -42,6 +43,14 @@ export {
   SESSION_API_KEY_HEADER,
   SESSION_API_KEY_QUERY_PARAMETER,
 } from './wire/agent-server-routes.js';
+export {
+  DEFAULT_MAX_ARCHIVE_ENTRIES,
+  DIRECTORY_ARCHIVE_CAPABILITY,
+  DIRECTORY_ARCHIVE_MEDIA_TYPE,
+  MAX_ARCHIVE_DEPTH,
+  MAX_ARCHIVE_NAME_BYTES,
+  MAX_ARCHIVE_PATH_BYTES,
+} from './wire/directory-archive.js';
 export { EXEC_STREAM_CAPABILITY, EXEC_STREAM_PATH } from './wire/exec-stream.js';
 export {
   GIT_CHANGES_TRUNCATED_HEADER,

@@ -163,6 +163,10 @@ export {
   conversationStateUpdateEventWireSchema,
 } from './models/conversation-state-update-event.js';
 export {
+  type DirectoryArchiveSummaryWire,
+  directoryArchiveSummaryWireSchema,
+} from './models/directory-archive-summary.js';
+export {
   type ErrorEnvelopeWire,
   errorEnvelopeSchema,
 } from './models/error-envelope.js';
@@ -290,6 +294,12 @@ export {
   type StartRuntimeRequestWire,
   startRuntimeRequestWireSchema,
 } from './runtime-api/start-runtime-request.js';
+export {
+  type WarmPoolImageStatsWire,
+  type WarmPoolStatsWire,
+  warmPoolImageStatsWireSchema,
+  warmPoolStatsWireSchema,
+} from './runtime-api/warm-pool-stats.js';
 export {
   formatWireTimestamp,
   normalizeWireTimestamp,

@@ -48,7 +48,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = server.app;
-  const { backend, images, apiKeys, maxSessions, idleTimeoutSeconds, idleAction } = server.options;
+  const { backend, images, apiKeys, maxSessions, idleTimeoutSeconds, idleAction, warmPool } =
+    server.options;
   // Keys are counted, never logged.
   log.info(
     {
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
       maxSessions,
       idleTimeoutSeconds: idleTimeoutSeconds ?? null,
       idleAction,
+      warmPool: warmPool.map(({ image, count }) => ({ image, count })),
     },
     `runtime-api listening on ${server.url}`,
   );
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
   closeOnSignals({
     close: () => server.close(),
     log,
-    message: 'shutting down; sessions keep running in the engine',
+    message: 'shutting down; sessions keep running in the engine, warm sandboxes are removed',
   });
 }
 

@@ -12,6 +12,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerActionRoutes } from '../routes/action-routes.js';
+import { registerArchiveRoutes } from '../routes/archive-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
@@ -29,7 +30,7 @@ import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
 import { watchRequestBody } from './watch-request-body.js';
-import { wireSchemaComponents } from './wire-schema-components.js';
+import { type SchemaComponents, wireSchemaComponents } from './wire-schema-components.js';
 
 /**
  * True for requests that need a session key: `/api/*` and `/execute_action`, judged by the raw
@@ -86,6 +87,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
       headerPairs: 100,
     },
   });
+  let schemaComponents: SchemaComponents | undefined;
   await app.register(swagger, {
     openapi: {
       info: { title: 'agent-workspace agent-server', version: VERSION },
@@ -93,7 +95,11 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
         securitySchemes: {
           sessionApiKey: { type: 'apiKey', in: 'header', name: SESSION_API_KEY_HEADER },
         },
-        schemas: wireSchemaComponents(),
+        // Converted on the first /openapi.json or /docs request, not on the start-up path.
+        get schemas() {
+          schemaComponents ??= wireSchemaComponents();
+          return schemaComponents;
+        },
       },
       // Open routes (health, server info) override this with `security: []`.
       security: [{ sessionApiKey: [] }],
@@ -130,6 +136,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     registerEventsSocket(scope, context);
     if (options.extensions) {
       registerWorkspaceIdentityRoutes(scope, context);
+      registerArchiveRoutes(scope, context);
       registerExecSocket(scope, context);
     }
   });

@@ -42,7 +42,9 @@ Options:
   --sandbox-writable <path>    More host paths the sandbox sees read-write; repeatable
   --runtime-dir <dir>          Where the server journals what it owns, for clean-up after a
                                crash (default $XDG_RUNTIME_DIR/agent-server or /tmp/agent-server-<uid>)
-  --max-upload-bytes <n>       Largest accepted upload in bytes (default 1073741824)
+  --max-upload-bytes <n>       Largest accepted upload in bytes (default 1073741824); also the
+                               most file bytes of one extracted directory archive
+  --max-archive-entries <n>    Most entries of one extracted directory archive (default 1000000)
   --max-connections <n>        Most open client connections (default 1000)
   --max-concurrent-commands <n>  Most commands running at once; more get 429 (default 200)
   --max-command-history-bytes <n>  Event bytes kept per command; oldest dropped (default 16777216)
@@ -174,6 +176,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
 /** Integer flags and the options they set. */
 const INTEGER_FLAGS = [
   ['max-upload-bytes', 'maxUploadBytes'],
+  ['max-archive-entries', 'maxArchiveEntries'],
   ['max-connections', 'maxConnections'],
   ['max-concurrent-commands', 'maxConcurrentCommands'],
   ['max-command-history-bytes', 'maxCommandHistoryBytes'],
@@ -214,6 +217,7 @@ function parse(args: readonly string[]) {
       'log-level': { type: 'string' },
       'confine-to-working-dir': { type: 'boolean' },
       'max-upload-bytes': { type: 'string' },
+      'max-archive-entries': { type: 'string' },
       'allow-cors-origin': { type: 'string', multiple: true },
       extensions: { type: 'boolean' },
       sandbox: { type: 'boolean' },

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
   serverInfoFromWire,
@@ -64,6 +65,7 @@ describe('server details routes', () => {
         EXEC_STREAM_CAPABILITY,
         WORKSPACE_IDENTITY_CAPABILITY,
         EXECUTE_ACTION_CAPABILITY,
+        DIRECTORY_ARCHIVE_CAPABILITY,
       ],
       max_foreground_terminal_timeout_seconds: null,
       docs: '/docs',
@@ -90,6 +92,7 @@ describe('server details routes', () => {
         EXEC_STREAM_CAPABILITY,
         WORKSPACE_IDENTITY_CAPABILITY,
         EXECUTE_ACTION_CAPABILITY,
+        DIRECTORY_ARCHIVE_CAPABILITY,
       ]);
     }
   });
@@ -115,6 +118,7 @@ describe('server details routes', () => {
       EXEC_STREAM_CAPABILITY,
       WORKSPACE_IDENTITY_CAPABILITY,
       EXECUTE_ACTION_CAPABILITY,
+      DIRECTORY_ARCHIVE_CAPABILITY,
       CONFINE_TO_WORKING_DIR_CAPABILITY,
     ]);
     expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);

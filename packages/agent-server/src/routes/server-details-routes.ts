@@ -1,5 +1,6 @@
 import {
   AGENT_SERVER_ROUTES,
+  DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
   HEALTH_OK,
@@ -38,6 +39,7 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
         EXEC_STREAM_CAPABILITY,
         WORKSPACE_IDENTITY_CAPABILITY,
         EXECUTE_ACTION_CAPABILITY,
+        DIRECTORY_ARCHIVE_CAPABILITY,
         ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : []),
         ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
       ]

@@ -15,6 +15,12 @@ import { readGitChanges } from '../git/read-git-changes.js';
 import { readGitDiff } from '../git/read-git-diff.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
+import { assertDirectoryWritable, callerDirectory } from '../workspace/check-directory-transfer.js';
+import type {
+  DirectoryTransfer,
+  DirectoryTransferOptions,
+  DirectoryTransferResult,
+} from '../workspace/directory-transfer.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
 import { runLocalCommand } from './run-local-command.js';
 
@@ -40,7 +46,9 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
 
 /**
  * A workspace on this machine. Commands run with `bash -c` in their own process group, so a
- * timeout or abort kills the whole tree; files are copied by streaming and written atomically.
+ * timeout or abort kills the whole tree; files are copied by streaming and written atomically,
+ * whole directories too ({@link DirectoryTransfer}, a local copy by the same rules as an
+ * agent-server's archives).
  *
  * @example
  * ```ts
@@ -48,7 +56,7 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * const result = await workspace.executeCommand('ls -la');
  * ```
  */
-export class LocalWorkspace extends BaseWorkspace {
+export class LocalWorkspace extends BaseWorkspace implements DirectoryTransfer {
   /** `local`; a subclass (a worktree, a scratch directory) may name its own kind. */
   readonly kind: string = 'local';
   readonly #maxOutputBytes: number;
@@ -101,6 +109,35 @@ export class LocalWorkspace extends BaseWorkspace {
     return copyFileAtomic({ sourcePath, destinationPath });
   }
 
+  /** Copies the directory `sourceDir` into `destinationDir` of the workspace. */
+  async uploadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    assertDirectoryWritable(this, this.kind);
+    return this.#copyDirectory(
+      callerDirectory(sourceDir, 'sourceDir'),
+      this.resolvePath(destinationDir, 'destinationDir'),
+      options.signal,
+    );
+  }
+
+  /** Copies the workspace's directory `sourceDir` into `destinationDir`. */
+  async downloadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    return this.#copyDirectory(
+      this.resolvePath(sourceDir, 'sourceDir'),
+      callerDirectory(destinationDir, 'destinationDir'),
+      options.signal,
+    );
+  }
+
   protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
     return readGitChanges({ path: repositoryPath, sandbox: await this.#commandSandbox() });
   }
@@ -119,6 +156,21 @@ export class LocalWorkspace extends BaseWorkspace {
     this.#closing.abort(new Error('workspace closed'));
     const sandbox = await this.#sandbox?.catch(() => undefined);
     await sandbox?.close();
+  }
+
+  /** A local copy; tar-stream loads on first use, so importing core stays cheap. */
+  async #copyDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    signal: AbortSignal | undefined,
+  ): Promise<DirectoryTransferResult> {
+    const { copyDirectory } = await import('../internal/archive/copy-directory.js');
+    const closing = this.#closing.signal;
+    return copyDirectory({
+      sourcePath,
+      destinationPath,
+      signal: signal ? AbortSignal.any([signal, closing]) : closing,
+    });
   }
 
   /** The sandbox, started on first use; `undefined` without the `sandbox` option. */

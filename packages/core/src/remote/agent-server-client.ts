@@ -1,5 +1,6 @@
+import type { Readable } from 'node:stream';
 import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
-import { type Dispatcher, type FormData, Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -28,8 +29,11 @@ export interface AgentServerRequest {
   query?: Record<string, string> | URLSearchParams | undefined;
   /** Sent as a JSON body. */
   json?: unknown;
-  /** Sent as a multipart body (streamed). */
-  form?: FormData | undefined;
+  /**
+   * Sent as a raw body of the given media type (streamed); with `length`, as `Content-Length`
+   * (the body must then give exactly that many bytes), otherwise chunked.
+   */
+  raw?: { body: Readable; contentType: string; length?: number | undefined } | undefined;
   signal?: AbortSignal | undefined;
   /**
    * Longest wait for the response headers of this request, in milliseconds, when it is not the
@@ -83,7 +87,12 @@ export class AgentServerClient {
   async send(request: AgentServerRequest): Promise<Dispatcher.ResponseData> {
     const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
     const headers: Record<string, string> = { ...this.#headers };
-    let body: string | FormData | undefined = request.form;
+    let body: string | Readable | undefined;
+    if (request.raw !== undefined) {
+      headers['content-type'] = request.raw.contentType;
+      if (request.raw.length !== undefined) headers['content-length'] = String(request.raw.length);
+      body = request.raw.body;
+    }
     if (request.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.json);

@@ -118,6 +118,11 @@ export class ExecConnection {
    * Fails every command with `WORKSPACE_CLOSED` and closes the socket, after waiting (briefly)
    * for the start confirmation of commands killed before it arrived. Idempotent.
    */
+  /** Opens the socket ahead of the first command (shared with it if that comes meanwhile). */
+  async connect(): Promise<void> {
+    await this.#open();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

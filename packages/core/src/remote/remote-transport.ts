@@ -3,6 +3,7 @@ import {
   type ActionWire,
   AGENT_SERVER_ROUTES,
   type CommandResult,
+  DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
   type FileOperationResult,
@@ -21,7 +22,10 @@ import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
+import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import { AgentServerClient } from './agent-server-client.js';
+import { downloadDirectoryByListing } from './download-directory-by-listing.js';
+import { downloadRemoteDirectory } from './download-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { ExecConnection } from './exec-connection.js';
 import { executeRemoteAction } from './remote-actions.js';
@@ -29,9 +33,14 @@ import { remoteGit } from './remote-git.js';
 import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
 import { runStreamedCommand } from './run-streamed-command.js';
+import { uploadDirectoryFileByFile } from './upload-directory-file-by-file.js';
+import { uploadRemoteDirectory } from './upload-remote-directory.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
 
 const gitChangesSchema = z.array(gitChangeWireSchema);
+
+/** Timeout of each command of a fallback directory transfer (listing, `mkdir`, `ln`, `chmod`). */
+const FALLBACK_COMMAND_TIMEOUT_MS = 300_000;
 
 /** Options of {@link RemoteTransport}: the validated options of a `RemoteWorkspace`. */
 export interface RemoteTransportOptions {
@@ -108,6 +117,20 @@ export class RemoteTransport {
     );
   }
 
+  /**
+   * Opens what a first command needs — the server's capabilities and, when it streams, the exec
+   * socket — so it does not pay for them. Never rejects: a failure is met again, and reported,
+   * by the operation that needs the connection.
+   */
+  async prepare(): Promise<void> {
+    try {
+      const capabilities = await this.#serverCapabilities();
+      if (capabilities.includes(EXEC_STREAM_CAPABILITY)) await this.#execConnection.connect();
+    } catch {
+      // Left to the first operation.
+    }
+  }
+
   /** True when `GET /health` answers 2xx within the connect timeout; never throws for that. */
   async alive(): Promise<boolean> {
     const signal = AbortSignal.any([
@@ -155,6 +178,40 @@ export class RemoteTransport {
       sourcePath,
       destinationPath,
       signal: this.#closing.signal,
+    });
+  }
+
+  /**
+   * Copies a local directory to the server: one tar stream when the server lists
+   * `DIRECTORY_ARCHIVE_CAPABILITY` (see {@link uploadRemoteDirectory}), file by file otherwise
+   * (see {@link uploadDirectoryFileByFile}).
+   */
+  directoryUpload(
+    sourcePath: string,
+    destinationPath: string,
+    signal?: AbortSignal,
+  ): Promise<DirectoryTransferResult> {
+    return this.#directoryTransfer(signal, async (client, merged, archives) => {
+      const options = { client, sourcePath, destinationPath, signal: merged };
+      if (archives) return uploadRemoteDirectory(options);
+      return uploadDirectoryFileByFile({ ...options, run: this.#fallbackRunner(merged) });
+    });
+  }
+
+  /**
+   * Copies a server directory to this machine: one tar stream when the server lists
+   * `DIRECTORY_ARCHIVE_CAPABILITY` (see {@link downloadRemoteDirectory}), by a listing command
+   * and one download per file otherwise (see {@link downloadDirectoryByListing}).
+   */
+  directoryDownload(
+    sourcePath: string,
+    destinationPath: string,
+    signal?: AbortSignal,
+  ): Promise<DirectoryTransferResult> {
+    return this.#directoryTransfer(signal, async (client, merged, archives) => {
+      const options = { client, sourcePath, destinationPath, signal: merged };
+      if (archives) return downloadRemoteDirectory(options);
+      return downloadDirectoryByListing({ ...options, run: this.#fallbackRunner(merged) });
     });
   }
 
@@ -237,6 +294,38 @@ export class RemoteTransport {
       });
     }
     return this.#capabilities;
+  }
+
+  /** Runs a directory transfer, tracked, with the capability looked up and `close()` heeded. */
+  #directoryTransfer(
+    signal: AbortSignal | undefined,
+    transfer: (
+      client: AgentServerClient,
+      signal: AbortSignal,
+      archives: boolean,
+    ) => Promise<DirectoryTransferResult>,
+  ): Promise<DirectoryTransferResult> {
+    const merged = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    return this.#track(
+      (async () => {
+        const archives = (await this.#serverCapabilities()).includes(DIRECTORY_ARCHIVE_CAPABILITY);
+        if (merged.aborted)
+          throw this.#closing.signal.aborted ? merged.reason : abortedError(merged);
+        return transfer(this.#client, merged, archives);
+      })(),
+    );
+  }
+
+  /** Runs the shell commands of a fallback transfer in the workspace's working directory. */
+  #fallbackRunner(signal: AbortSignal): (command: string) => Promise<CommandResult> {
+    return (command) =>
+      this.runCommand({
+        command,
+        cwd: this.#options.workingDir,
+        timeoutMs: FALLBACK_COMMAND_TIMEOUT_MS,
+        env: {},
+        signal,
+      });
   }
 
   /** Registers `work` until it settles, so `close()` can wait for it. */

@@ -169,6 +169,23 @@ describe('RemoteWorkspace against a misbehaving server (test double)', () => {
     }
   });
 
+  it('prepare() fetches the capabilities once ahead of use, and never rejects', async () => {
+    const server = await startTestDouble((request, _body, response) => {
+      if (request.url === '/server_info') return json(response, 200, { uptime: 1, idle_time: 0 });
+      json(response, 404, { detail: 'Not Found' });
+    });
+    cleanups.push(() => server.close());
+    const workspace = workspaceFor(server.url);
+    await workspace.prepare();
+    await workspace.prepare();
+    expect(server.requests.map((request) => request.url)).toEqual(['/server_info']);
+
+    const unreachable = workspaceFor(`http://127.0.0.1:${await closedPort()}`);
+    await expect(unreachable.prepare()).resolves.toBeUndefined();
+    await unreachable.close();
+    await expect(unreachable.prepare()).resolves.toBeUndefined();
+  });
+
   it('turns a body that is not JSON into PROTOCOL_ERROR', async () => {
     const server = await startTestDouble((request, _body, response) => {
       if (request.url === '/server_info') return json(response, 200, { uptime: 1, idle_time: 0 });

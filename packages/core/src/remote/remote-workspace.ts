@@ -17,6 +17,12 @@ import {
   agentServerEndpoint,
 } from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
+import { assertDirectoryWritable, callerDirectory } from '../workspace/check-directory-transfer.js';
+import type {
+  DirectoryTransfer,
+  DirectoryTransferOptions,
+  DirectoryTransferResult,
+} from '../workspace/directory-transfer.js';
 import {
   type DescribedWorkspaceIdentity,
   type WorkspaceIdentityOptions,
@@ -72,7 +78,9 @@ export interface RemoteWorkspaceOptions {
  * - **Errors**: a non-zero exit is a result; an unreachable server is `CONNECTION_ERROR`, a
  *   rejected key `AUTHENTICATION_ERROR`, a 5xx `SERVER_ERROR`, a malformed answer
  *   `PROTOCOL_ERROR` — never a fake exit code.
- * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`).
+ * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`); whole
+ *   directories too ({@link DirectoryTransfer}): one tar stream each way when the server lists
+ *   the directory-archive capability, file by file over the OpenHands routes otherwise.
  * - **Runtime plugins**: an {@link ActionExecutor} over OpenHands' `POST /execute_action`, with
  *   typed `browse`, `browseInteractive` and `runIpython`; `runtimePlugins()` lists the server's
  *   plugins. A server without the route (an OpenHands V1 agent-server) gives `NOT_SUPPORTED`.
@@ -93,7 +101,10 @@ export interface RemoteWorkspaceOptions {
  * const result = await workspace.executeCommand('ls -la', { onStdout: process.stdout.write });
  * ```
  */
-export class RemoteWorkspace extends BaseWorkspace implements ActionExecutor, RuntimeActions {
+export class RemoteWorkspace
+  extends BaseWorkspace
+  implements ActionExecutor, RuntimeActions, DirectoryTransfer
+{
   readonly kind = 'remote';
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
@@ -143,6 +154,18 @@ export class RemoteWorkspace extends BaseWorkspace implements ActionExecutor, Ru
     return (await this.#connect()).serverInfo();
   }
 
+  /**
+   * Opens what a first command needs (the server's capabilities, the exec socket) ahead of it.
+   * Never rejects: a failure is left to the operation that needs the connection.
+   */
+  async prepare(): Promise<void> {
+    if (this.closed) return;
+    await this.#connect().then(
+      (transport) => transport.prepare(),
+      () => {},
+    );
+  }
+
   /** True when `GET /health` answers 2xx within the connect timeout; never throws for that. */
   async alive(): Promise<boolean> {
     this.assertOpen();
@@ -170,6 +193,39 @@ export class RemoteWorkspace extends BaseWorkspace implements ActionExecutor, Ru
   ): Promise<RuntimePluginStatusWire[]> {
     this.assertOpen();
     return (await (await this.#connect()).serverInfo(options.signal)).plugins;
+  }
+
+  /**
+   * Copies the local directory `sourceDir` into `destinationDir` on the server (see
+   * `DirectoryTransfer`; `uploadRemoteDirectory`, or `uploadDirectoryFileByFile` on an
+   * OpenHands server).
+   */
+  async uploadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    assertDirectoryWritable(this, this.kind);
+    const source = callerDirectory(sourceDir, 'sourceDir');
+    const destination = this.resolvePath(destinationDir, 'destinationDir');
+    return (await this.#connect()).directoryUpload(source, destination, options.signal);
+  }
+
+  /**
+   * Copies the server's directory `sourceDir` into the local `destinationDir` (see
+   * `DirectoryTransfer`; `downloadRemoteDirectory`, or `downloadDirectoryByListing` on an
+   * OpenHands server).
+   */
+  async downloadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    const source = this.resolvePath(sourceDir, 'sourceDir');
+    const destination = callerDirectory(destinationDir, 'destinationDir');
+    return (await this.#connect()).directoryDownload(source, destination, options.signal);
   }
 
   /** Opens `url` in the server's browser plugin (see `RuntimeActions.browse`). */

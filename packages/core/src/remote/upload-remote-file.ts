@@ -1,11 +1,18 @@
-import { openAsBlob } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { close, constants, fstat, open, type Stats } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { FileOperationResult } from '@agent-workspace/protocol';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
-import { FormData } from 'undici';
 import { describeCopyError } from '../internal/files/describe-copy-error.js';
-import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import {
+  type MultipartFileBody,
+  multipartFileBody,
+} from '../internal/files/multipart-file-body.js';
+import type {
+  AgentServerClient,
+  AgentServerReply,
+  AgentServerRequest,
+} from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
 import { isFileFailureStatus } from './is-file-failure-status.js';
 
@@ -21,7 +28,9 @@ export interface UploadRemoteFileOptions {
 
 /**
  * Uploads a local file with `POST /api/file/upload?path=<destination>` (multipart field
- * `file`), streamed from disk through a file-backed `Blob`, so memory stays flat.
+ * `file`), streamed from disk in large chunks (see `multipartFileBody`), so memory stays flat.
+ * The file is opened once and checked through its descriptor, so what is sent is what was
+ * checked, and its size is announced, so an oversized file gets its 413 before it is sent.
  *
  * File problems are results: a missing or non-regular source, and a server refusal naming the
  * file (400, 404, 409, 413, a non-auth 403, OpenHands' 500 "Failed to upload file: …" for e.g. a
@@ -40,15 +49,26 @@ export async function uploadRemoteFile({
     destinationPath,
     error,
   });
+  let body: MultipartFileBody;
   let size: number;
-  let form: FormData;
   try {
-    const stats = await stat(sourcePath);
-    if (stats.isDirectory()) return failed(`source is a directory: ${sourcePath}`);
-    if (!stats.isFile()) return failed(`source is not a regular file: ${sourcePath}`);
+    // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer.
+    const fd = await promisify(open)(sourcePath, constants.O_RDONLY | constants.O_NONBLOCK);
+    let stats: Stats;
+    try {
+      stats = await promisify(fstat)(fd);
+    } catch (error) {
+      close(fd);
+      throw error;
+    }
+    if (!stats.isFile()) {
+      close(fd);
+      return failed(
+        `source is ${stats.isDirectory() ? 'a directory' : 'not a regular file'}: ${sourcePath}`,
+      );
+    }
     size = stats.size;
-    form = new FormData();
-    form.append('file', await openAsBlob(sourcePath), path.basename(sourcePath));
+    body = multipartFileBody({ fd, size, field: 'file', fileName: path.basename(sourcePath) });
   } catch (error) {
     return failed(describeCopyError(error, 'read-source', { sourcePath, destinationPath }));
   }
@@ -56,10 +76,16 @@ export async function uploadRemoteFile({
     method: 'POST',
     path: AGENT_SERVER_ROUTES.fileUpload,
     query: { path: destinationPath },
-    form,
+    raw: { body: body.stream, contentType: body.contentType, length: body.length },
     signal,
   };
-  const reply = await client.call(request);
+  let reply: AgentServerReply;
+  try {
+    reply = await client.call(request);
+  } finally {
+    // Closes the file when the server answered before reading it all (or not at all).
+    body.stream.destroy();
+  }
   if (reply.status >= 200 && reply.status <= 299) {
     return { success: true, sourcePath, destinationPath, fileSize: size };
   }

@@ -114,9 +114,11 @@ export class SandboxLifecycle {
       }
       this.#setStatus('resuming');
       const signal = this.#stepSignal(this.#options.lifecycleTimeoutMs);
+      let ready: Promise<unknown> | undefined;
       try {
         const endpoint = await raceSignal(this.#driver.resumeSandbox({ signal }), signal);
         if (endpoint) this.#connect(endpoint);
+        ready = endpoint ? endpoint.ready : undefined;
       } catch (error) {
         this.#setStatus('paused');
         throw await this.#hookFailure(error, signal, 'resuming');
@@ -126,7 +128,7 @@ export class SandboxLifecycle {
       const deadline = this.#stepSignal(startupTimeoutMs);
       let outcome: Awaited<ReturnType<typeof waitUntilAlive>>;
       try {
-        outcome = await this.#waitUntilAlive(deadline);
+        outcome = await this.#waitUntilAlive(deadline, ready);
       } catch (error) {
         this.#setStatus('ready');
         if (this.#closing.signal.aborted) throw this.#closing.signal.reason;
@@ -175,11 +177,14 @@ export class SandboxLifecycle {
       this.#releaser.markCreated();
       await this.#releaser.track(this.#driver.createSandbox({ signal }), signal);
       step = 'starting the sandbox';
-      this.#connect(await this.#releaser.track(this.#driver.startSandbox({ signal }), signal));
+      const endpoint = await this.#releaser.track(this.#driver.startSandbox({ signal }), signal);
+      this.#connect(endpoint);
       step = 'waiting for its agent-server to answer /health';
-      const outcome = await this.#waitUntilAlive(signal);
+      const outcome = await this.#waitUntilAlive(signal, endpoint.ready);
       if (outcome.alive) {
         this.#setStatus('ready');
+        // In the background: the first command finds its connections open.
+        void this.#remote?.prepare();
         return;
       }
       failure = await diedDuringStart(this.#driver, outcome.state, undefined);
@@ -269,12 +274,13 @@ export class SandboxLifecycle {
     return this.#exited;
   }
 
-  #waitUntilAlive(signal: AbortSignal) {
+  #waitUntilAlive(signal: AbortSignal, readyHint: Promise<unknown> | undefined) {
     const remote = this.#remote!;
     return waitUntilAlive({
       probe: () => remote.alive().catch(() => false),
       state: (stepSignal) => this.#driver.sandboxState({ signal: stepSignal }),
       signal,
+      readyHint,
     });
   }
 

@@ -23,6 +23,12 @@ import type {
   AgentServerEndpointOptions,
 } from '../workspace/agent-server-endpoint.js';
 import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
+import { assertDirectoryWritable, callerDirectory } from '../workspace/check-directory-transfer.js';
+import type {
+  DirectoryTransfer,
+  DirectoryTransferOptions,
+  DirectoryTransferResult,
+} from '../workspace/directory-transfer.js';
 import type {
   DescribedWorkspaceIdentity,
   WorkspaceIdentityOptions,
@@ -61,6 +67,8 @@ export interface StartSandboxWorkspaceOptions {
  *   it is safe during `start()`, after a failed start and after the sandbox crashed.
  * - `pause()` / `resume()` call the sandbox hooks; `resume()` waits until alive again. While
  *   paused every operation rejects at once with `WORKSPACE_PAUSED`.
+ * - Whole directories (`uploadDirectory`, `downloadDirectory`) go through the sandbox's
+ *   agent-server as `RemoteWorkspace` sends them.
  * - Runtime plugin actions (`executeAction`, `browse`, `browseInteractive`, `runIpython`,
  *   `runtimePlugins`) go to the sandbox's agent-server, as `RemoteWorkspace` sends them.
  * - A `CONNECTION_ERROR` during use is checked against the sandbox: when it has exited or
@@ -71,7 +79,7 @@ export interface StartSandboxWorkspaceOptions {
  */
 export abstract class SandboxWorkspace
   extends BaseWorkspace
-  implements ActionExecutor, RuntimeActions
+  implements ActionExecutor, RuntimeActions, DirectoryTransfer
 {
   readonly #lifecycle: SandboxLifecycle;
 
@@ -152,6 +160,37 @@ export abstract class SandboxWorkspace
   ): Promise<ObservationWire> {
     this.assertOpen();
     return this.#lifecycle.use((remote) => remote.executeAction(action, options), options.signal);
+  }
+
+  /** Copies a local directory into the sandbox (see `RemoteWorkspace.uploadDirectory`). */
+  async uploadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    assertDirectoryWritable(this, this.kind);
+    const source = callerDirectory(sourceDir, 'sourceDir');
+    const destination = this.resolvePath(destinationDir, 'destinationDir');
+    return this.#lifecycle.use(
+      (remote) => remote.uploadDirectory(source, destination, options),
+      options.signal,
+    );
+  }
+
+  /** Copies a sandbox directory to this machine (see `RemoteWorkspace.downloadDirectory`). */
+  async downloadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    const source = this.resolvePath(sourceDir, 'sourceDir');
+    const destination = callerDirectory(destinationDir, 'destinationDir');
+    return this.#lifecycle.use(
+      (remote) => remote.downloadDirectory(source, destination, options),
+      options.signal,
+    );
   }
 
   /** The runtime plugins of the sandbox's agent-server and their state. */

@@ -43,4 +43,39 @@ describe('waitUntilAlive', () => {
     });
     await expect(waiting).rejects.toBe(reason);
   });
+
+  it('probes again as soon as the ready hint settles, not at the next poll', async () => {
+    let probes = 0;
+    let announce!: () => void;
+    const readyHint = new Promise<void>((resolve) => {
+      announce = resolve;
+    });
+    const result = await waitUntilAlive({
+      probe: async () => {
+        probes += 1;
+        if (probes === 1) setImmediate(announce);
+        return probes === 2;
+      },
+      state: async () => ({ status: 'running' }),
+      signal: AbortSignal.timeout(20_000),
+      // Without the hint the second probe would come a minute later, past the test's timeout.
+      initialIntervalMs: 60_000,
+      readyHint,
+    });
+    expect(result).toEqual({ alive: true });
+    expect(probes).toBe(2);
+  });
+
+  it('keeps polling when the hint fails or the probe after it does', async () => {
+    let probes = 0;
+    const result = await waitUntilAlive({
+      probe: async () => ++probes === 3,
+      state: async () => ({ status: 'running' }),
+      signal: AbortSignal.timeout(10_000),
+      initialIntervalMs: 1,
+      readyHint: Promise.reject(new Error('log stream broke')),
+    });
+    expect(result).toEqual({ alive: true });
+    expect(probes).toBe(3);
+  });
 });

@@ -15,6 +15,12 @@ export interface WaitUntilAliveOptions {
   initialIntervalMs?: number;
   /** Longest pause between probes. Default 500 ms. */
   maxIntervalMs?: number;
+  /**
+   * Settles when the sandbox says its agent-server listens (a log line): the pause before the
+   * next probe ends then, so readiness is seen at once rather than at the next poll. Polling
+   * goes on regardless, for servers that never say so.
+   */
+  readyHint?: Promise<unknown> | undefined;
 }
 
 /** The agent-server answered, or the sandbox died first (with its state). */
@@ -22,7 +28,8 @@ export type WaitUntilAliveResult = { alive: true } | { alive: false; state: Sand
 
 /**
  * Probes the agent-server's health until it answers, checking between probes that the sandbox
- * still lives, so a crashed sandbox fails fast instead of running into the deadline.
+ * still lives, so a crashed sandbox fails fast instead of running into the deadline. A ready
+ * hint cuts the pause short once; after it, failed probes back off from the first interval.
  */
 export async function waitUntilAlive({
   probe,
@@ -30,12 +37,30 @@ export async function waitUntilAlive({
   signal,
   initialIntervalMs = 50,
   maxIntervalMs = 500,
+  readyHint,
 }: WaitUntilAliveOptions): Promise<WaitUntilAliveResult> {
   const backoff = new Backoff({ initialMs: initialIntervalMs, maxMs: maxIntervalMs });
+  // Resolves true once, when the hint settles (either way: a broken hint only ends one pause).
+  let hint = readyHint?.then(
+    () => true,
+    () => true,
+  );
   for (;;) {
     if (await raceSignal(probe(), signal)) return { alive: true };
     const current = await raceSignal(state(signal), signal);
     if (isSandboxGone(current)) return { alive: false, state: current };
-    await raceSignal(sleep(backoff.next(), undefined, { signal }), signal);
+    const pause = new AbortController();
+    const waits: Promise<unknown>[] = [
+      sleep(backoff.next(), undefined, { signal: AbortSignal.any([signal, pause.signal]) }).catch(
+        () => {},
+      ),
+    ];
+    if (hint) waits.push(hint);
+    const hinted = await raceSignal(Promise.race(waits), signal);
+    pause.abort();
+    if (hinted === true) {
+      hint = undefined;
+      backoff.reset();
+    }
   }
 }

@@ -27,6 +27,7 @@ import { readContainerLogs } from './read-container-logs.js';
 import { reapOrphans } from './reap-orphans.js';
 import { removeContainer } from './remove-container.js';
 import { resolveDocker } from './resolve-docker.js';
+import { watchListeningLine } from './watch-listening-line.js';
 
 /** Seconds `close()` gives the agent-server to stop before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
@@ -71,6 +72,8 @@ export class DockerWorkspace extends SandboxWorkspace {
   readonly #apiKey: string;
   #container: Docker.Container | undefined;
   #ports = new Map<number, PublishedPort>();
+  /** Ends the watch of the container's output for the listening line, if one is open. */
+  #stopWatch: (() => void) | undefined;
   /** Frozen by `docker pause`: a graceful stop could not be handled, so release kills. */
   #frozen = false;
 
@@ -186,6 +189,9 @@ export class DockerWorkspace extends SandboxWorkspace {
         action: `start container ${this.containerName} (${publishing})`,
       });
     }
+    // Opened now (it replays the output from the start): readiness is the server's own word.
+    const listening = watchListeningLine({ container, signal });
+    this.#stopWatch = listening.stop;
     let info: Docker.ContainerInspectInfo;
     try {
       info = await container.inspect({ abortSignal: signal });
@@ -208,7 +214,7 @@ export class DockerWorkspace extends SandboxWorkspace {
         details: { ports: info.NetworkSettings.Ports },
       });
     }
-    return { host: server.url, apiKey: this.#apiKey };
+    return { host: server.url, apiKey: this.#apiKey, ready: listening.ready };
   }
 
   /** The agent-server's identity of its working directory, projected into a container. */
@@ -259,6 +265,7 @@ export class DockerWorkspace extends SandboxWorkspace {
   }
 
   protected async releaseSandbox({ signal, reason }: ReleaseSandboxOptions): Promise<void> {
+    this.#stopWatch?.();
     if (reason === 'close' && this.#options.keepAlive) return;
     const docker = this.#docker;
     const ids = this.#container ? [this.#container.id] : await this.#containersByLabel(signal);

@@ -32,6 +32,7 @@ import {
   updateConversationRequestWireSchema,
 } from '../models/conversation-info.js';
 import { conversationStateUpdateEventWireSchema } from '../models/conversation-state-update-event.js';
+import { directoryArchiveSummaryWireSchema } from '../models/directory-archive-summary.js';
 import { errorEnvelopeSchema } from '../models/error-envelope.js';
 import {
   execClientFrameWireSchema,
@@ -63,6 +64,10 @@ import { textContentWireSchema } from '../models/text-content.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
 import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
 import { workspaceIdentityWireSchema } from '../models/workspace-identity.js';
+import {
+  warmPoolImageStatsWireSchema,
+  warmPoolStatsWireSchema,
+} from '../runtime-api/warm-pool-stats.js';
 import type { JsonSchemaOptions } from './to-json-schema.js';
 
 /** A named wire schema and the side ({@link JsonSchemaOptions.io}) a server publishes it for. */
@@ -90,6 +95,7 @@ export const wireSchemas = {
   BashEventsCleared: { schema: bashEventsClearedWireSchema, io: 'output' },
   CommandResult: { schema: commandResultWireSchema, io: 'output' },
   FileOperationResult: { schema: fileOperationResultWireSchema, io: 'output' },
+  DirectoryArchiveSummary: { schema: directoryArchiveSummaryWireSchema, io: 'output' },
   GitChange: { schema: gitChangeWireSchema, io: 'output' },
   GitDiff: { schema: gitDiffWireSchema, io: 'output' },
   ServerInfo: { schema: serverInfoWireSchema, io: 'output' },
@@ -134,4 +140,6 @@ export const wireSchemas = {
   BrowserOutputObservation: { schema: browserOutputObservationWireSchema, io: 'output' },
   AxNode: { schema: axNodeWireSchema, io: 'output' },
   ErrorObservation: { schema: errorObservationWireSchema, io: 'output' },
+  WarmPoolStats: { schema: warmPoolStatsWireSchema, io: 'output' },
+  WarmPoolImageStats: { schema: warmPoolImageStatsWireSchema, io: 'output' },
 } as const satisfies Record<string, WireSchemaEntry>;

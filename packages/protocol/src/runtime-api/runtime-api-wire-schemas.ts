@@ -7,6 +7,7 @@ import {
   runtimeStoppedWireSchema,
   startRuntimeRequestWireSchema,
 } from './start-runtime-request.js';
+import { warmPoolImageStatsWireSchema, warmPoolStatsWireSchema } from './warm-pool-stats.js';
 
 /** Every Runtime API wire model by name, for the Runtime API server's OpenAPI components. */
 export const runtimeApiWireSchemas = {
@@ -15,6 +16,8 @@ export const runtimeApiWireSchemas = {
   RuntimeSession: { schema: runtimeSessionWireSchema, io: 'output' },
   RuntimeSessionList: { schema: runtimeSessionListWireSchema, io: 'output' },
   RuntimeStopped: { schema: runtimeStoppedWireSchema, io: 'output' },
+  WarmPoolStats: { schema: warmPoolStatsWireSchema, io: 'output' },
+  WarmPoolImageStats: { schema: warmPoolImageStatsWireSchema, io: 'output' },
   ValidationIssue: { schema: validationIssueSchema, io: 'output' },
   ErrorEnvelope: { schema: errorEnvelopeSchema, io: 'output' },
 } as const satisfies Record<string, WireSchemaEntry>;

@@ -29,6 +29,11 @@ export const AGENT_SERVER_ROUTES = {
   bashEvents: '/api/bash/bash_events',
   fileUpload: '/api/file/upload',
   fileDownload: '/api/file/download',
+  /**
+   * Our extension (`DIRECTORY_ARCHIVE_CAPABILITY`): `GET` streams the directory `?path=` as a
+   * tar, `POST` extracts a tar body into it.
+   */
+  directoryArchive: '/api/file/archive',
   gitChanges: '/api/git/changes',
   gitDiff: '/api/git/diff',
   /** Our extension (`WORKSPACE_IDENTITY_CAPABILITY`): identity of the server's working directory. */

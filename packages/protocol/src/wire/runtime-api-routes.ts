@@ -17,6 +17,8 @@ export const RUNTIME_API_ROUTES = {
   pause: '/pause',
   resume: '/resume',
   stop: '/stop',
+  /** GET the warm pools' numbers per image (ours; not in OpenHands). */
+  pool: '/pool',
 } as const;
 
 /** The path of `GET /sessions/{session_id}`, percent-encoded. */

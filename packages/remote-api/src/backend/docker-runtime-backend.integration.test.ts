@@ -5,6 +5,7 @@ import { expectWorkspaceError } from '../test-support/expect-workspace-error.js'
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
 import { testSession } from '../test-support/test-session.js';
 import { DockerRuntimeBackend } from './docker-runtime-backend.js';
+import { sessionContainerName } from './session-container-name.js';
 import { RUNTIME_LABELS } from './session-labels.js';
 
 const context = remoteApiTestContext();
@@ -16,6 +17,7 @@ describeRuntimeBackendSuite({
   context,
   newBackend: (options) => new DockerRuntimeBackend(options),
   sandbox: 'container',
+  objectName: sessionContainerName,
   resources: { memoryBytes: MEMORY_BYTES, cpus: 0.5, pidsLimit: 256 },
   startsRunning: true,
   race: { rival: new DockerRuntimeBackend({ namespace }) },

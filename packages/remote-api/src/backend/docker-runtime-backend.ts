@@ -1,27 +1,27 @@
-import { describeSandboxState } from '@agent-workspace/core/internal';
 import {
-  AGENT_SERVER_PORT,
   buildContainerSpec,
-  containerSandboxState,
   type DockerConnectionOptions,
   dockerStatus,
   readContainerLogs,
-  readPublishedPorts,
   removeContainer,
   resolveDocker,
 } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
+import { containerSession } from './container-session.js';
+import { DockerWarmSandboxes } from './docker-warm-sandboxes.js';
 import { engineCall, labelFilter } from './engine-call.js';
-import { ownLabels } from './own-labels.js';
 import { releaseFailedStart } from './release-failed-start.js';
 import type {
   BackendCallOptions,
   BackendSession,
   RuntimeBackend,
   SessionSpec,
+  WarmSandboxBackend,
+  WarmSandboxSpec,
 } from './runtime-backend.js';
+import { isWarmContainerName, sessionContainerName } from './session-container-name.js';
 import { sessionExists, sessionNotFound, validateSessionSpec } from './session-errors.js';
-import { RUNTIME_LABELS, sessionObjectName } from './session-labels.js';
+import { RUNTIME_LABELS } from './session-labels.js';
 
 /** Seconds `stop` gives the agent-server to exit before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
@@ -41,18 +41,22 @@ export interface DockerRuntimeBackendOptions extends DockerConnectionOptions {
   network?: string | undefined;
 }
 
-/** A session's container as the engine reports it. */
-interface FoundContainer {
+/** A session's (or warm sandbox's) container as the engine reports it. */
+export interface FoundContainer {
   id: string;
   info: Docker.ContainerInspectInfo;
 }
 
 /**
  * Runtime API sessions as containers on one Docker engine: one container per session, named
- * {@link sessionObjectName} (so the engine refuses a second start of a session id), carrying the
- * session's labels (the only record of it), with the agent-server's port 8000 published on
+ * {@link sessionContainerName} (so the engine refuses a second start of a session id), carrying
+ * the session's labels (the only record of it), with the agent-server's port 8000 published on
  * `publishAddress` on a host port Docker picks. The sandbox gets only the SHA-256 of the session
  * key (`SESSION_API_KEY_SHA256`).
+ *
+ * - Warm pool sandboxes ({@link DockerWarmSandboxes}) are containers named after their runtime
+ *   id, without a session id label; claiming one renames it to the session's container name,
+ *   from which its session id is read back. Unclaimed ones are never answered as sessions.
  *
  * - `pause` / `resume` are `docker pause` / `docker unpause`: processes are frozen, files and the
  *   URL stay.
@@ -65,6 +69,8 @@ export class DockerRuntimeBackend implements RuntimeBackend {
   readonly #docker: Docker;
   readonly #publishAddress: string;
   readonly #network: string | undefined;
+  /** The warm pool side: start, list, claim and remove warm sandboxes. */
+  readonly warmSandboxes: WarmSandboxBackend;
 
   /** Connects lazily: nothing is asked of the engine until the first call. */
   constructor(options: DockerRuntimeBackendOptions = {}) {
@@ -72,6 +78,14 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     this.#docker = resolveDocker(options);
     this.#publishAddress = options.publishAddress ?? '127.0.0.1';
     this.#network = options.network;
+    this.warmSandboxes = new DockerWarmSandboxes({
+      docker: this.#docker,
+      namespace: this.namespace,
+      startContainer: (name, spec, signal) => this.#startContainer(name, spec, signal),
+      find: (labels, signal, named) => this.#find(labels, signal, named),
+      inspect: (id, signal) => this.#inspect(id, signal),
+      session: (info) => this.#session(info),
+    });
   }
 
   /**
@@ -81,8 +95,20 @@ export class DockerRuntimeBackend implements RuntimeBackend {
    */
   async start(spec: SessionSpec, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
     validateSessionSpec(spec, this.namespace);
+    const name = sessionContainerName(this.namespace, spec.sessionId);
+    return this.#session(await this.#startContainer(name, spec, signal));
+  }
+
+  /**
+   * Creates and starts a container named `name` for `spec`, answering it inspected; removes what
+   * it created when it fails (`ALREADY_EXISTS` for a name in use is another's and stays).
+   */
+  async #startContainer(
+    name: string,
+    spec: SessionSpec | WarmSandboxSpec,
+    signal: AbortSignal | undefined,
+  ): Promise<Docker.ContainerInspectInfo> {
     const docker = this.#docker;
-    const name = sessionObjectName(this.namespace, spec.sessionId);
     const body = buildContainerSpec({
       options: {
         image: spec.image,
@@ -104,7 +130,7 @@ export class DockerRuntimeBackend implements RuntimeBackend {
       );
       const info = await this.#inspect(container.id, signal);
       if (!info) throw sessionNotFound(spec.runtimeId, this.namespace);
-      return this.#session(info);
+      return info;
     } catch (error) {
       return releaseFailedStart(error, {
         backend: this,
@@ -119,6 +145,11 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     sessionId: string,
     { signal }: BackendCallOptions = {},
   ): Promise<BackendSession | undefined> {
+    const named = await this.#inspect(sessionContainerName(this.namespace, sessionId), signal);
+    if (named?.Config.Labels?.[RUNTIME_LABELS.namespace] === this.namespace) {
+      return this.#session(named);
+    }
+    // A session started before containers were named after their session id.
     const [found] = await this.#find({ [RUNTIME_LABELS.sessionId]: sessionId }, signal);
     return found && this.#session(found.info);
   }
@@ -128,13 +159,13 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     runtimeId: string,
     { signal }: BackendCallOptions = {},
   ): Promise<BackendSession | undefined> {
-    const [found] = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
+    const [found] = await this.#findSessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
     return found && this.#session(found.info);
   }
 
-  /** Every session container of this namespace. */
+  /** Every session container of this namespace (unclaimed warm sandboxes are none). */
   async list({ signal }: BackendCallOptions = {}): Promise<BackendSession[]> {
-    const found = await this.#find({}, signal);
+    const found = await this.#findSessions({}, signal);
     return found.map(({ info }) => this.#session(info));
   }
 
@@ -179,7 +210,7 @@ export class DockerRuntimeBackend implements RuntimeBackend {
 
   /** Creates the session's container; `ALREADY_EXISTS` when the engine has one of that name. */
   async #create(
-    spec: SessionSpec,
+    spec: SessionSpec | WarmSandboxSpec,
     name: string,
     body: Docker.ContainerCreateOptions,
     signal: AbortSignal | undefined,
@@ -195,8 +226,8 @@ export class DockerRuntimeBackend implements RuntimeBackend {
           abortSignal: signal,
         } as unknown as Docker.ContainerCreateOptions);
       } catch (error) {
-        if (dockerStatus(error) === 409) throw sessionExists(spec.sessionId, this.namespace, error);
-        throw error;
+        if (dockerStatus(error) !== 409) throw error;
+        throw sessionExists('sessionId' in spec ? spec.sessionId : name, this.namespace, error);
       }
     });
   }
@@ -229,17 +260,30 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     return this.#session(info);
   }
 
-  /** The one container of `runtimeId`, or `NOT_FOUND`. */
+  /** The one session container of `runtimeId`, or `NOT_FOUND`. */
   async #one(runtimeId: string, signal: AbortSignal | undefined): Promise<FoundContainer> {
-    const [found] = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
+    const [found] = await this.#findSessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
     if (!found) throw sessionNotFound(runtimeId, this.namespace);
     return found;
   }
 
-  /** This namespace's containers with `labels`, inspected (ones removed meanwhile left out). */
+  /** `#find` without unclaimed warm sandboxes: what has a session id is a session. */
+  async #findSessions(
+    labels: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<FoundContainer[]> {
+    const found = await this.#find(labels, signal, (name) => !isWarmContainerName(name));
+    return found.filter(({ info }) => this.#session(info).labels[RUNTIME_LABELS.sessionId]);
+  }
+
+  /**
+   * This namespace's containers with `labels` (and a name `named` accepts), inspected; ones
+   * removed meanwhile are left out.
+   */
   async #find(
     labels: Record<string, string>,
     signal: AbortSignal | undefined,
+    named: (name: string) => boolean = () => true,
   ): Promise<FoundContainer[]> {
     const docker = this.#docker;
     const filters = labelFilter({ [RUNTIME_LABELS.namespace]: this.namespace, ...labels });
@@ -247,10 +291,12 @@ export class DockerRuntimeBackend implements RuntimeBackend {
       docker.listContainers({ all: true, filters: { label: filters }, abortSignal: signal }),
     );
     const found = await Promise.all(
-      containers.map(async ({ Id }) => {
-        const info = await this.#inspect(Id, signal);
-        return info && { id: Id, info };
-      }),
+      containers
+        .filter(({ Names }) => Names.some(named))
+        .map(async ({ Id }) => {
+          const info = await this.#inspect(Id, signal);
+          return info && { id: Id, info };
+        }),
     );
     return found.filter((entry) => entry !== undefined);
   }
@@ -271,31 +317,9 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     });
   }
 
-  /** The engine's view of a session from its container. */
+  /** The engine's view of a session from its container (a claimed one's id from its name). */
   #session(info: Docker.ContainerInspectInfo): BackendSession {
-    const labels = ownLabels(info.Config.Labels);
-    const url = readPublishedPorts({
-      docker: this.#docker,
-      info,
-      publishAddress: this.#publishAddress,
-    }).get(AGENT_SERVER_PORT)?.url;
-    const state = containerSandboxState(info.State);
-    switch (state.status) {
-      case 'running':
-        return { labels, status: 'running', engineState: 'running', url };
-      // Frozen: nothing answers until resumed, but the URL stays.
-      case 'paused':
-        return { labels, status: 'paused', engineState: 'pending', url };
-      case 'exited':
-        // e.g. `exited with code 137 (OOMKilled)`
-        return {
-          labels,
-          status: 'stopped',
-          engineState: 'failed',
-          message: describeSandboxState(state),
-        };
-      default:
-        return { labels, status: 'running', engineState: 'pending', url };
-    }
+    const options = { docker: this.#docker, namespace: this.namespace };
+    return containerSession(info, { ...options, publishAddress: this.#publishAddress });
   }
 }

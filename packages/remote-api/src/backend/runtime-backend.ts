@@ -38,6 +38,39 @@ export interface SessionSpec {
 }
 
 /**
+ * What the server asks a backend to run for its warm pool: a session's spec without the session
+ * id (unknown until a `/start` claims the sandbox); its labels come from `warmSandboxLabels` and
+ * its key hash from the sandbox key (`deriveSandboxKey`).
+ */
+export type WarmSandboxSpec = Omit<SessionSpec, 'sessionId'>;
+
+/**
+ * The warm pool side of a backend: sandboxes started ahead of any session, which a `/start`
+ * claims. Claiming binds the sandbox to one session durably and atomically in the engine (a
+ * restarted server sees it as that session and never as warm again), and a claimed sandbox is a
+ * session like any other (`/stop` removes it). Unclaimed warm sandboxes are no sessions: `get`,
+ * `getByRuntimeId` and `list` never answer them.
+ */
+export interface WarmSandboxBackend {
+  /** Creates and starts a warm sandbox; what this call created is removed again when it fails. */
+  startWarm(spec: WarmSandboxSpec, options?: BackendCallOptions): Promise<BackendSession>;
+  /** Every unclaimed warm sandbox of the namespace (their labels carry no session id). */
+  listWarm(options?: BackendCallOptions): Promise<BackendSession[]>;
+  /**
+   * Binds the unclaimed warm sandbox `runtimeId` to `sessionId` and answers it as that session;
+   * `ALREADY_EXISTS` when the session id is taken (the sandbox stays warm), `NOT_FOUND` when no
+   * unclaimed warm sandbox has that runtime id (removed, or claimed already).
+   */
+  claimWarm(
+    runtimeId: string,
+    sessionId: string,
+    options?: BackendCallOptions,
+  ): Promise<BackendSession>;
+  /** Removes the warm sandbox `runtimeId` unless it was claimed meanwhile; `false` when none. */
+  removeWarm(runtimeId: string, options?: BackendCallOptions): Promise<boolean>;
+}
+
+/**
  * The engine's view of a session's sandbox. `engineState` is what the engine says; the server
  * turns `running` into `ready` once the agent-server answers `/health`.
  */
@@ -84,4 +117,6 @@ export interface RuntimeBackend {
   stop(runtimeId: string, options?: BackendCallOptions): Promise<boolean>;
   /** The sandbox's last log lines, `''` when there are none. */
   logs(runtimeId: string, options: BackendCallOptions & { tailLines: number }): Promise<string>;
+  /** Warm pool sandboxes, on backends that can claim one for a session (Docker; not Swarm). */
+  readonly warmSandboxes?: WarmSandboxBackend | undefined;
 }

@@ -1,5 +1,5 @@
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
-import type { SessionSpec } from './runtime-backend.js';
+import type { SessionSpec, WarmSandboxSpec } from './runtime-backend.js';
 import { RUNTIME_LABELS } from './session-labels.js';
 
 /** `NOT_FOUND` for a runtime id no session of `namespace` has. */
@@ -27,18 +27,20 @@ export function sessionExists(
 
 /**
  * Checks what a backend relies on to find a session again: its labels name this namespace, its
- * session id and runtime id, and the key hash is a SHA-256 digest. `INVALID_ARGUMENT` names the
- * field.
+ * session id (none on a warm sandbox's spec) and runtime id, and the key hash is a SHA-256
+ * digest. `INVALID_ARGUMENT` names the field.
  */
-export function validateSessionSpec(spec: SessionSpec, namespace: string): void {
+export function validateSessionSpec(spec: SessionSpec | WarmSandboxSpec, namespace: string): void {
   const expected = {
     [RUNTIME_LABELS.namespace]: namespace,
-    [RUNTIME_LABELS.sessionId]: spec.sessionId,
+    [RUNTIME_LABELS.sessionId]: 'sessionId' in spec ? spec.sessionId : undefined,
     [RUNTIME_LABELS.runtimeId]: spec.runtimeId,
+    [RUNTIME_LABELS.pooled]: 'sessionId' in spec ? undefined : 'true',
   };
   for (const [key, value] of Object.entries(expected)) {
     if (spec.labels[key] !== value) {
-      throw invalidArgument(`labels.${key}`, `must be '${value}', got '${spec.labels[key]}'`);
+      const wanted = value === undefined ? 'absent' : `'${value}'`;
+      throw invalidArgument(`labels.${key}`, `must be ${wanted}, got '${spec.labels[key]}'`);
     }
   }
   if (!/^[0-9a-f]{64}$/i.test(spec.sessionKeyHash)) {

@@ -18,6 +18,13 @@ export const RUNTIME_LABELS = {
   keyNonce: 'agent-workspace.runtime.key-nonce',
   /** Version of `@agent-workspace/remote-api` that made it. */
   version: 'agent-workspace.runtime.version',
+  /**
+   * `true` on a sandbox started for the warm pool: it has no session id label (its session is
+   * bound later, see `sessionContainerName`) and its key derives from its runtime id.
+   */
+  pooled: 'agent-workspace.runtime.pooled',
+  /** Digest of a warm sandbox's settings: a restarted server adopts it only for an equal pool. */
+  warmSettings: 'agent-workspace.runtime.warm-settings',
 } as const;
 
 /** Fields of a session recorded in its labels. */
@@ -29,13 +36,29 @@ export interface SessionLabelFields {
   resourceFactor: number;
   createdAt: string;
   keyNonce: string;
+  /** Started for the warm pool, claimed later (its key derives from its runtime id). */
+  pooled?: boolean | undefined;
 }
+
+/** What a session's and a warm sandbox's labels both hold. */
+type SandboxLabelFields = Omit<SessionLabelFields, 'sessionId' | 'pooled'>;
 
 /** The labels of a new session. */
 export function sessionLabels(fields: SessionLabelFields): Record<string, string> {
+  return { [RUNTIME_LABELS.sessionId]: fields.sessionId, ...sandboxLabels(fields) };
+}
+
+/**
+ * The labels of a warm pool sandbox: a session's without the session id, which is not known
+ * until a `/start` claims it, plus {@link RUNTIME_LABELS.pooled}.
+ */
+export function warmSandboxLabels(fields: SandboxLabelFields): Record<string, string> {
+  return { ...sandboxLabels(fields), [RUNTIME_LABELS.pooled]: 'true' };
+}
+
+function sandboxLabels(fields: SandboxLabelFields): Record<string, string> {
   return {
     [RUNTIME_LABELS.namespace]: fields.namespace,
-    [RUNTIME_LABELS.sessionId]: fields.sessionId,
     [RUNTIME_LABELS.runtimeId]: fields.runtimeId,
     [RUNTIME_LABELS.image]: fields.image,
     [RUNTIME_LABELS.resourceFactor]: String(fields.resourceFactor),
@@ -62,7 +85,8 @@ export function sessionLabelFields(
   const { resourceFactor, ...strings } = fields;
   if (!Number.isFinite(resourceFactor)) return undefined;
   if (Object.values(strings).some((value) => value === undefined)) return undefined;
-  return fields as SessionLabelFields;
+  const pooled = get(RUNTIME_LABELS.pooled) === 'true';
+  return { ...(fields as SessionLabelFields), ...(pooled && { pooled }) };
 }
 
 /**

@@ -38,6 +38,7 @@ describeRuntimeBackendSuite({
   context,
   newBackend: (options) => new SwarmRuntimeBackend(options),
   sandbox: 'service',
+  objectName: sessionObjectName,
   resources: { memoryBytes: MEMORY_BYTES, cpus: 0.5, pidsLimit: 256 },
   startsRunning: false,
   race: {

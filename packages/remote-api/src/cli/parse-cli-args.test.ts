@@ -173,3 +173,47 @@ describe('parseCliArgs', () => {
     expect(usageError([...IMAGE, 'extra'])).toMatch(/positional/);
   });
 });
+
+describe('--warm-pool', () => {
+  it('parses <image>=<count>, repeatable, at the last =', () => {
+    const images = ['--image', 'registry:5000/agent-server:a', '--image', 'b'];
+    const { server } = serve([
+      ...images,
+      '--warm-pool',
+      'registry:5000/agent-server:a=3',
+      '--warm-pool',
+      'b=1',
+    ]);
+    expect(server.warmPool).toEqual([
+      { image: 'registry:5000/agent-server:a', count: 3 },
+      { image: 'b', count: 1 },
+    ]);
+    expect(serve(IMAGE).server.warmPool).toBeUndefined();
+    expect(CLI_USAGE).toContain('--warm-pool <image>=<count>');
+  });
+
+  it('names the flag for a bad value, an image not allowed, or the swarm backend', () => {
+    expect(usageError([...IMAGE, '--warm-pool', 'agent-workspace/agent-server:test'])).toContain(
+      '--warm-pool must be <image>=<count>',
+    );
+    expect(usageError([...IMAGE, '--warm-pool', '=2'])).toContain('--warm-pool');
+    expect(usageError([...IMAGE, '--warm-pool', 'agent-workspace/agent-server:test=0'])).toMatch(
+      /^--warm-pool/,
+    );
+    expect(usageError([...IMAGE, '--warm-pool', 'agent-workspace/agent-server:test=x'])).toMatch(
+      /^--warm-pool/,
+    );
+    expect(usageError([...IMAGE, '--warm-pool', 'other:1=1'])).toContain(
+      'other:1 is not one of the --image values',
+    );
+    expect(
+      usageError([
+        ...IMAGE,
+        '--backend',
+        'swarm',
+        '--warm-pool',
+        'agent-workspace/agent-server:test=1',
+      ]),
+    ).toContain('--warm-pool applies to --backend docker only');
+  });
+});

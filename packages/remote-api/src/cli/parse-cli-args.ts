@@ -20,6 +20,7 @@ import {
   type RuntimeApiServerOptions,
   runtimeApiLogLevelSchema,
 } from '../server/runtime-api-server-options.js';
+import { MAX_WARM_SANDBOXES, type WarmPoolEntry } from '../server/warm-pool-options.js';
 
 /** Engines the CLI can run sessions on. */
 export const CLI_BACKENDS = ['docker', 'swarm'] as const;
@@ -73,6 +74,9 @@ Options:
   --publish-address <addr>          Host address sandboxes are published on (docker backend;
                                     default 127.0.0.1)
   --network <name>                  Network the sandboxes join (default: the engine's)
+  --warm-pool <image>=<count>       Keep <count> sandboxes of <image> (one of --image) started
+                                    and ready for /start (docker backend); repeatable, at most
+                                    ${MAX_WARM_SANDBOXES} sandboxes in all (working directory /workspace)
   --log-level <level>               fatal, error, warn, info, debug, trace or silent (default info)
   -h, --help                        Show this help
   -v, --version                     Show the version
@@ -126,6 +130,22 @@ function positiveFlag(flag: string, value: string): number {
   return parsed;
 }
 
+/**
+ * Parses one `--warm-pool <image>=<count>` value (split at the last `=`, as image references
+ * hold none): a usage error names the flag for a missing image or a count outside
+ * 1..{@link MAX_WARM_SANDBOXES}.
+ */
+export function parseWarmPoolFlag(value: string): Pick<WarmPoolEntry, 'image' | 'count'> {
+  const at = value.lastIndexOf('=');
+  if (at <= 0) {
+    throw new CliUsageError(`--warm-pool must be <image>=<count>, got '${value}'`);
+  }
+  return {
+    image: value.slice(0, at),
+    count: integerFlag('--warm-pool', value.slice(at + 1), 1, MAX_WARM_SANDBOXES),
+  };
+}
+
 /** Checks `value` is one of `choices`. */
 function choice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
   if (!(choices as readonly string[]).includes(value)) {
@@ -156,6 +176,17 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
   const publishAddress = values['publish-address'];
   if (publishAddress !== undefined && backendKind !== 'docker') {
     throw new CliUsageError('--publish-address applies to --backend docker only');
+  }
+  const warmPool = (values['warm-pool'] ?? []).map(parseWarmPoolFlag);
+  if (warmPool.length > 0 && backendKind !== 'docker') {
+    throw new CliUsageError(
+      '--warm-pool applies to --backend docker only: a Swarm service cannot be claimed for a session atomically',
+    );
+  }
+  for (const { image } of warmPool) {
+    if (!images.includes(image)) {
+      throw new CliUsageError(`--warm-pool image ${image} is not one of the --image values`);
+    }
   }
   const optional = <T>(name: string, parseValue: (flag: string, value: string) => T) => {
     const value = values[name as keyof typeof values] as string | undefined;
@@ -197,6 +228,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       values['log-level'] ?? 'info',
       runtimeApiLogLevelSchema.options,
     ),
+    ...(warmPool.length > 0 && { warmPool }),
   };
   const backend: CliBackend = {
     kind: backendKind,
@@ -231,6 +263,7 @@ function parse(args: readonly string[]) {
       'publish-address': { type: 'string' },
       network: { type: 'string' },
       'log-level': { type: 'string' },
+      'warm-pool': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Agent } from 'undici';
 import { buildRuntimeApiApp } from './build-runtime-api-app.js';
+import type { WarmPoolImageStats } from './image-pool.js';
 import { type ReapReport, reapIdleSessions } from './reap-idle-sessions.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import {
@@ -9,6 +10,7 @@ import {
   resolveRuntimeApiServerOptions,
 } from './runtime-api-server-options.js';
 import { StartGate } from './start-gate.js';
+import { WarmPool } from './warm-pool.js';
 
 /** A running Runtime API server. */
 export interface RuntimeApiServer extends AsyncDisposable {
@@ -23,10 +25,13 @@ export interface RuntimeApiServer extends AsyncDisposable {
    * empty report when `idleTimeoutSeconds` is unset.
    */
   reapIdleSessions(): Promise<ReapReport>;
+  /** The warm pools' numbers per image (`GET /pool`); empty without `warmPool`. */
+  warmPoolStats(): WarmPoolImageStats[];
   /**
-   * Stops the reaping timer, ends probes and backend calls in flight and stops listening;
-   * idempotent. Sessions keep running: they live in the engine, and a server started with the
-   * same secret and namespace takes them over.
+   * Stops the reaping timer, ends probes and backend calls in flight, stops listening and
+   * removes the unclaimed warm sandboxes; idempotent. Sessions (claimed sandboxes included)
+   * keep running: they live in the engine, and a server started with the same secret and
+   * namespace takes them over.
    */
   close(): Promise<void>;
 }
@@ -71,6 +76,21 @@ export async function createRuntimeApiServer(
     throw error;
   }
   const { app: listening, context } = built;
+  // The options refuse a warm pool on a backend without warm sandboxes.
+  const sandboxes = resolved.backend.warmSandboxes;
+  if (resolved.warmPool.length > 0 && sandboxes) {
+    context.warmPool = new WarmPool({
+      backend: resolved.backend,
+      sandboxes,
+      entries: resolved.warmPool,
+      sessionKeySecret: resolved.sessionKeySecret,
+      resources: resolved.resources,
+      dispatcher,
+      probeTimeoutMs: resolved.readinessTimeoutMs,
+      log: context.log,
+    });
+    context.warmPool.start();
+  }
 
   let pass: Promise<ReapReport> | undefined;
   const reap = (): Promise<ReapReport> => {
@@ -97,6 +117,7 @@ export async function createRuntimeApiServer(
       shutdown.abort();
       await listening.close();
       await pass?.catch(() => undefined);
+      await context.warmPool?.close();
       await dispatcher.close();
     })();
     return closing;
@@ -115,6 +136,7 @@ export async function createRuntimeApiServer(
       await pass?.catch(() => undefined);
       return reap();
     },
+    warmPoolStats: () => context.warmPool?.stats() ?? [],
     close,
     [Symbol.asyncDispose]: close,
   };

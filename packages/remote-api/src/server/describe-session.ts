@@ -3,7 +3,7 @@ import type { BackendSession } from '../backend/runtime-backend.js';
 import { sessionLabelFields } from '../backend/session-labels.js';
 import { probeHealth } from './probe-agent-server.js';
 import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.js';
-import { deriveSessionKey } from './session-key.js';
+import { sessionKeyOf } from './session-key.js';
 
 /** Log lines of a failed sandbox put into its `message`. */
 export const FAILURE_LOG_LINES = 50;
@@ -41,11 +41,7 @@ export async function describeSession(
     session_id: fields.sessionId,
     url: session.url ?? '',
     ...(withKey && {
-      session_api_key: deriveSessionKey(
-        context.options.sessionKeySecret,
-        fields.sessionId,
-        fields.keyNonce,
-      ),
+      session_api_key: sessionKeyOf(context.options.sessionKeySecret, fields),
     }),
     status: session.status,
     pod_status: podStatus,

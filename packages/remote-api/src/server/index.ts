@@ -14,6 +14,8 @@ export type {
   RuntimeBackend,
   SessionResources,
   SessionSpec,
+  WarmSandboxBackend,
+  WarmSandboxSpec,
 } from '../backend/runtime-backend.js';
 export { RUNTIME_LABEL_PREFIX, RUNTIME_LABELS } from '../backend/session-labels.js';
 export {
@@ -22,6 +24,7 @@ export {
 } from '../backend/swarm-runtime-backend.js';
 export { MAX_RUNTIME_API_BODY_BYTES, OPENAPI_PATH } from './build-runtime-api-app.js';
 export { createRuntimeApiServer, type RuntimeApiServer } from './create-runtime-api-server.js';
+export type { WarmPoolImageStats } from './image-pool.js';
 export type { ReapedSession, ReapFailure, ReapReport } from './reap-idle-sessions.js';
 export {
   DEFAULT_HOST,
@@ -42,3 +45,8 @@ export {
   RESERVED_ENVIRONMENT_PREFIXES,
   SESSION_LIMIT_RETRY_AFTER_SECONDS,
 } from './start-session.js';
+export {
+  DEFAULT_WARM_POOL_WORKING_DIR,
+  MAX_WARM_SANDBOXES,
+  type WarmPoolEntry,
+} from './warm-pool-options.js';

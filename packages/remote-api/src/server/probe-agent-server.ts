@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, request } from 'undici';
 
@@ -83,4 +84,31 @@ export async function fetchIdleTime(
     throw new Error('/server_info answer has no valid idle_time');
   }
   return idleTime;
+}
+
+/**
+ * Makes the agent-server at `url` count activity now, so its `idle_time` restarts: a warm
+ * sandbox idles from its start, and idle reaping must count a claimed one's idleness from its
+ * claim. The lightest request that counts: `GET` git changes of a directory that does not exist
+ * (answered `[]`, nothing runs, nothing is written). With the session's own key; resolves
+ * `false` when the agent-server does not answer 200 in time, and never throws.
+ */
+export async function recordActivity(
+  url: string,
+  sessionKey: string,
+  options: ProbeOptions,
+): Promise<boolean> {
+  const path = `.agent-workspace-claim-${randomBytes(8).toString('hex')}`;
+  try {
+    const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.gitChanges), {
+      dispatcher: options.dispatcher,
+      headers: { [SESSION_API_KEY_HEADER]: sessionKey },
+      query: { path },
+      signal: probeSignal(options),
+    });
+    await response.body.dump();
+    return response.statusCode === 200;
+  } catch {
+    return false;
+  }
 }

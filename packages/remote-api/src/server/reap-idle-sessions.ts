@@ -2,7 +2,7 @@ import type { BackendSession } from '../backend/runtime-backend.js';
 import { sessionLabelFields } from '../backend/session-labels.js';
 import { fetchIdleTime } from './probe-agent-server.js';
 import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.js';
-import { deriveSessionKey } from './session-key.js';
+import { sessionKeyOf } from './session-key.js';
 
 /** Most sessions one reaping pass probes at once. */
 export const REAP_CONCURRENCY = 8;
@@ -67,7 +67,7 @@ async function reapOne(
   if (!fields || !session.url) return;
   const { sessionId, runtimeId } = fields;
   try {
-    const key = deriveSessionKey(context.options.sessionKeySecret, sessionId, fields.keyNonce);
+    const key = sessionKeyOf(context.options.sessionKeySecret, fields);
     const idleTimeSeconds = await fetchIdleTime(session.url, key, {
       dispatcher: context.dispatcher,
       timeoutMs: context.options.readinessTimeoutMs,

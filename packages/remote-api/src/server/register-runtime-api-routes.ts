@@ -10,6 +10,8 @@ import {
   runtimeSessionWireSchema,
   runtimeStoppedWireSchema,
   startRuntimeRequestWireSchema,
+  type WarmPoolStatsWire,
+  warmPoolStatsWireSchema,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -40,7 +42,8 @@ const sessionParamsSchema = z.object({ session_id: runtimeSessionIdSchema });
  * `POST /pause` and `/resume` (404 unknown, 409 stopped or changed by a concurrent call) and
  * `POST /stop` — 200 `{runtime_id, status: "stopped"}` for any well-formed id, also one that is
  * gone or never was: the engine is the only record, so an id stopped long ago and one never
- * issued look the same, and a retried stop must not fail.
+ * issued look the same, and a retried stop must not fail — and `GET /pool`, the warm pools'
+ * numbers (`{"pools": []}` without pools).
  */
 export function registerRuntimeApiRoutes(app: FastifyInstance, context: RuntimeApiContext): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -52,6 +55,28 @@ export function registerRuntimeApiRoutes(app: FastifyInstance, context: RuntimeA
     RUNTIME_API_ROUTES.health,
     { schema: { tags, security: [], response: { 200: healthStatusSchema } } },
     async () => HEALTH_OK,
+  );
+
+  routes.get(
+    RUNTIME_API_ROUTES.pool,
+    {
+      schema: {
+        tags,
+        summary: 'The warm pools per image: target, warm, starting, claimed total, failures',
+        response: { 200: warmPoolStatsWireSchema },
+      },
+    },
+    async (): Promise<WarmPoolStatsWire> => ({
+      pools: (context.warmPool?.stats() ?? []).map((pool) => ({
+        image: pool.image,
+        target: pool.target,
+        warm: pool.warm,
+        starting: pool.starting,
+        claimed_total: pool.claimedTotal,
+        failures: pool.failures,
+        last_failure: pool.lastFailure ?? null,
+      })),
+    }),
   );
 
   routes.post(

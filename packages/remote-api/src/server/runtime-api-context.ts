@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import type { StartGate } from './start-gate.js';
+import type { WarmPool } from './warm-pool.js';
 
 /** What the routes and the idle reaper of one Runtime API server share. */
 export interface RuntimeApiContext {
@@ -14,6 +15,8 @@ export interface RuntimeApiContext {
   signal: AbortSignal;
   /** Serialises the count-and-reserve step of `/start`. */
   startGate: StartGate;
+  /** The warm pools, when `warmPool` configures any. */
+  warmPool?: WarmPool | undefined;
   log: FastifyBaseLogger;
 }
 

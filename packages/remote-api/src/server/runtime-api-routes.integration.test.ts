@@ -35,18 +35,26 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
     expect(Object.keys(openapi.json.paths).sort()).toEqual([
       '/health',
       '/pause',
+      '/pool',
       '/resume',
       '/sessions',
       '/sessions/{session_id}',
       '/start',
       '/stop',
     ]);
+    // Without warmPool, the pool route reports none.
+    expect((await api('/pool')).json).toEqual({ pools: [] });
     expect(openapi.json.paths['/sessions/{session_id}'].get.parameters[0]).toMatchObject({
       in: 'path',
       name: 'session_id',
     });
     expect(Object.keys(openapi.json.components.schemas)).toEqual(
-      expect.arrayContaining(['StartRuntimeRequest', 'RuntimeSession', 'ErrorEnvelope']),
+      expect.arrayContaining([
+        'StartRuntimeRequest',
+        'RuntimeSession',
+        'ErrorEnvelope',
+        'WarmPoolStats',
+      ]),
     );
     expect(openapi.json.components.securitySchemes.runtimeApiKey).toEqual({
       type: 'apiKey',

@@ -2,6 +2,7 @@ import { logLevelSchema } from '@agent-workspace/agent-server/http';
 import { WorkspaceError } from '@agent-workspace/core';
 import { z } from 'zod';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
+import { warmPoolOptionsSchema } from './warm-pool-options.js';
 
 /** Default interface the server listens on: loopback only. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -39,75 +40,101 @@ const backendMethods = [
 ];
 
 /** Options of `createRuntimeApiServer`; defaults are the `DEFAULT_*` constants. */
-export const runtimeApiServerOptionsSchema = z.object({
-  /**
-   * Accepted `X-API-Key` values (at least one, each at least {@link MIN_API_KEY_LENGTH}
-   * characters). Compared in constant time; never logged.
-   */
-  apiKeys: z.array(z.string().min(MIN_API_KEY_LENGTH)).min(1),
-  /**
-   * Secret the session keys are derived from (HMAC-SHA256 of session id and a random nonce kept
-   * in a label); at least {@link MIN_SESSION_KEY_SECRET_LENGTH} characters. A restarted server
-   * with the same secret derives the same keys; nobody else can.
-   */
-  sessionKeySecret: z.string().min(MIN_SESSION_KEY_SECRET_LENGTH),
-  /** Where the sandboxes run (its namespace scopes every session this server sees). */
-  backend: z.custom<RuntimeBackend>(
-    (value) =>
-      typeof value === 'object' &&
-      value !== null &&
-      backendMethods.every(
-        (method) => typeof (value as Record<string, unknown>)[method] === 'function',
-      ),
-    'must be a RuntimeBackend',
-  ),
-  /** Agent-server images `/start` may ask for (exact references); at least one. */
-  images: z.array(z.string().min(1)).min(1),
-  /** Interface to listen on. Default {@link DEFAULT_HOST}. */
-  host: z.string().min(1).default(DEFAULT_HOST),
-  /** Port to listen on; `0` picks a free one. Default {@link DEFAULT_PORT}. */
-  port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
-  /**
-   * Most sessions the backend's namespace may hold (counted from `backend.list()`, whatever
-   * their state); a start past it gets 429 with `Retry-After`. Default {@link DEFAULT_MAX_SESSIONS}.
-   */
-  maxSessions: z.number().int().positive().default(DEFAULT_MAX_SESSIONS),
-  /** Base limits of one sandbox, multiplied by the session's `resource_factor`. Default none. */
-  resources: z
-    .object({
-      /** Memory limit in bytes. */
-      memoryBytes: z.number().int().positive().optional(),
-      /** CPUs, fractions allowed. */
-      cpus: z.number().positive().optional(),
-      /** Most processes and threads. */
-      pidsLimit: z.number().int().positive().optional(),
-    })
-    .strict()
-    .default({}),
-  /**
-   * Seconds a running session's agent-server may report as `idle_time` before idle reaping
-   * stops or pauses it; unset turns reaping off.
-   */
-  idleTimeoutSeconds: z.number().positive().optional(),
-  /** What idle reaping does to an idle session. Default {@link DEFAULT_IDLE_ACTION}. */
-  idleAction: z.enum(['stop', 'pause']).default(DEFAULT_IDLE_ACTION),
-  /** Seconds between reaping passes. Default {@link DEFAULT_IDLE_CHECK_INTERVAL_SECONDS}. */
-  idleCheckIntervalSeconds: z.number().positive().default(DEFAULT_IDLE_CHECK_INTERVAL_SECONDS),
-  /**
-   * Longest one probe of a session's agent-server (`/health` for `pod_status`, `/server_info`
-   * for reaping) may take, in milliseconds. Default {@link DEFAULT_READINESS_TIMEOUT_MS}.
-   */
-  readinessTimeoutMs: z.number().int().positive().default(DEFAULT_READINESS_TIMEOUT_MS),
-  /**
-   * Longest a whole request (headers and body) may take to arrive, in seconds; a slower one gets
-   * 408 and its connection closed. Default {@link DEFAULT_REQUEST_TIMEOUT_SECONDS}.
-   */
-  requestTimeoutSeconds: z.number().positive().default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
-  /** Most open client connections; more are closed at once. Default {@link DEFAULT_MAX_CONNECTIONS}. */
-  maxConnections: z.number().int().positive().default(DEFAULT_MAX_CONNECTIONS),
-  /** pino level of the JSON log on standard output. Default `info`. */
-  logLevel: runtimeApiLogLevelSchema.default('info'),
-});
+export const runtimeApiServerOptionsSchema = z
+  .object({
+    /**
+     * Accepted `X-API-Key` values (at least one, each at least {@link MIN_API_KEY_LENGTH}
+     * characters). Compared in constant time; never logged.
+     */
+    apiKeys: z.array(z.string().min(MIN_API_KEY_LENGTH)).min(1),
+    /**
+     * Secret the session keys are derived from (HMAC-SHA256 of session id and a random nonce kept
+     * in a label); at least {@link MIN_SESSION_KEY_SECRET_LENGTH} characters. A restarted server
+     * with the same secret derives the same keys; nobody else can.
+     */
+    sessionKeySecret: z.string().min(MIN_SESSION_KEY_SECRET_LENGTH),
+    /** Where the sandboxes run (its namespace scopes every session this server sees). */
+    backend: z.custom<RuntimeBackend>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        backendMethods.every(
+          (method) => typeof (value as Record<string, unknown>)[method] === 'function',
+        ),
+      'must be a RuntimeBackend',
+    ),
+    /** Agent-server images `/start` may ask for (exact references); at least one. */
+    images: z.array(z.string().min(1)).min(1),
+    /** Interface to listen on. Default {@link DEFAULT_HOST}. */
+    host: z.string().min(1).default(DEFAULT_HOST),
+    /** Port to listen on; `0` picks a free one. Default {@link DEFAULT_PORT}. */
+    port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+    /**
+     * Most sessions the backend's namespace may hold (counted from `backend.list()`, whatever
+     * their state); a start past it gets 429 with `Retry-After`. Default {@link DEFAULT_MAX_SESSIONS}.
+     */
+    maxSessions: z.number().int().positive().default(DEFAULT_MAX_SESSIONS),
+    /** Base limits of one sandbox, multiplied by the session's `resource_factor`. Default none. */
+    resources: z
+      .object({
+        /** Memory limit in bytes. */
+        memoryBytes: z.number().int().positive().optional(),
+        /** CPUs, fractions allowed. */
+        cpus: z.number().positive().optional(),
+        /** Most processes and threads. */
+        pidsLimit: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({}),
+    /**
+     * Seconds a running session's agent-server may report as `idle_time` before idle reaping
+     * stops or pauses it; unset turns reaping off.
+     */
+    idleTimeoutSeconds: z.number().positive().optional(),
+    /** What idle reaping does to an idle session. Default {@link DEFAULT_IDLE_ACTION}. */
+    idleAction: z.enum(['stop', 'pause']).default(DEFAULT_IDLE_ACTION),
+    /** Seconds between reaping passes. Default {@link DEFAULT_IDLE_CHECK_INTERVAL_SECONDS}. */
+    idleCheckIntervalSeconds: z.number().positive().default(DEFAULT_IDLE_CHECK_INTERVAL_SECONDS),
+    /**
+     * Longest one probe of a session's agent-server (`/health` for `pod_status`, `/server_info`
+     * for reaping) may take, in milliseconds. Default {@link DEFAULT_READINESS_TIMEOUT_MS}.
+     */
+    readinessTimeoutMs: z.number().int().positive().default(DEFAULT_READINESS_TIMEOUT_MS),
+    /**
+     * Longest a whole request (headers and body) may take to arrive, in seconds; a slower one gets
+     * 408 and its connection closed. Default {@link DEFAULT_REQUEST_TIMEOUT_SECONDS}.
+     */
+    requestTimeoutSeconds: z.number().positive().default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
+    /** Most open client connections; more are closed at once. Default {@link DEFAULT_MAX_CONNECTIONS}. */
+    maxConnections: z.number().int().positive().default(DEFAULT_MAX_CONNECTIONS),
+    /** pino level of the JSON log on standard output. Default `info`. */
+    logLevel: runtimeApiLogLevelSchema.default('info'),
+    /**
+     * Warm pools: per image, sandboxes kept started and ready that a matching `/start` claims at
+     * once (see `WarmPool`). Each image must be one of `images`; at most `MAX_WARM_SANDBOXES`
+     * sandboxes in all; the backend must support warm sandboxes (Docker does, Swarm does not).
+     * Warm sandboxes are no sessions: `maxSessions` does not count them. Default none.
+     */
+    warmPool: warmPoolOptionsSchema,
+  })
+  .superRefine((options, context) => {
+    options.warmPool.forEach((entry, index) => {
+      if (!options.images.includes(entry.image)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['warmPool', index, 'image'],
+          message: `${entry.image} is not one of images`,
+        });
+      }
+    });
+    if (options.warmPool.length > 0 && !options.backend.warmSandboxes) {
+      context.addIssue({
+        code: 'custom',
+        path: ['warmPool'],
+        message: `the ${options.backend.kind} backend cannot keep warm sandboxes: it has no way to bind a started sandbox to a session atomically and durably (a Swarm service cannot be renamed); use the docker backend or no warm pool`,
+      });
+    }
+  });
 
 /** Options of `createRuntimeApiServer` as callers write them. */
 export type RuntimeApiServerOptions = z.input<typeof runtimeApiServerOptionsSchema>;

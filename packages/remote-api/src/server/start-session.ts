@@ -36,7 +36,8 @@ export interface StartOutcome {
  * no registry pull), then — alone among this process's starts — looks the session id up and
  * counts the namespace's sessions (plus starts in flight) against `maxSessions`, and starts the
  * sandbox with a fresh 32-hex runtime id and key nonce, answering once it has an address
- * (`awaitSessionAddress`). An existing session with the same image
+ * (`awaitSessionAddress`) — or, when a warm pool serves the request (`warmPoolServes`), claims
+ * one of its ready sandboxes instead. An existing session with the same image
  * is answered as is; with another image it is a 409. A session whose sandbox stopped is replaced.
  *
  * Fields: `working_dir`, `run_as_user` and `environment` reach the sandbox. Accepted and ignored
@@ -63,11 +64,15 @@ export async function startSession(
       const existing = await backend.get(sessionId, call());
       if (existing && existing.status !== 'stopped') return { existing };
       if (existing) await backend.stop(runtimeIdOf(existing), call());
+      // Starts in flight before listing: one settling during the listing (a claim takes
+      // milliseconds) may be missing from the list, but is still in this snapshot.
+      const starting = startGate.starting;
       const sessions = await backend.list(call());
-      const ids = new Set([...sessions.map(sessionIdOf), ...startGate.starting]);
+      const ids = new Set([...sessions.map(sessionIdOf), ...starting]);
       if (ids.size >= context.options.maxSessions) throw sessionLimitError(context.options);
-      const spec = sessionSpec(context, body);
-      return { started: startGate.track(sessionId, backend.start(spec, call())) };
+      const cold = () => backend.start(sessionSpec(context, body), call());
+      const warm = context.warmPool?.claim(sessionId, body, cold, engineCallSignal(context));
+      return { started: startGate.track(sessionId, warm ?? cold()) };
     });
     if (step.pending) {
       await step.pending;

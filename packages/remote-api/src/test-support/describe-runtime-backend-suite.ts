@@ -6,7 +6,7 @@ import type {
   SessionResources,
   SessionSpec,
 } from '../backend/runtime-backend.js';
-import { RUNTIME_LABELS, sessionObjectName } from '../backend/session-labels.js';
+import { RUNTIME_LABELS } from '../backend/session-labels.js';
 import { keyedStatus, pollUntil, waitUntilHealthy } from './agent-server-probe.js';
 import { expectWorkspaceError } from './expect-workspace-error.js';
 import type { RemoteApiTestContext } from './remote-api-test-context.js';
@@ -53,6 +53,8 @@ export interface RuntimeBackendSuiteOptions {
   newBackend(options: { namespace: string }): RuntimeBackend;
   /** What a session's sandbox is on this backend, as the case names say it (`container`). */
   sandbox: string;
+  /** The engine object name of a session (container or service). */
+  objectName(namespace: string, sessionId: string): string;
   /** Resources of the main session. */
   resources: SessionResources;
   /** Whether `start` answers a session already running at its address; else the suite waits. */
@@ -88,7 +90,7 @@ export function describeRuntimeBackendSuite(options: RuntimeBackendSuiteOptions)
       backend,
       spec,
       key,
-      objectName: sessionObjectName(namespace, spec.sessionId),
+      objectName: options.objectName(namespace, spec.sessionId),
       get running() {
         return running;
       },

@@ -63,11 +63,25 @@ export async function loadRuntimePlugin(reference: string): Promise<RuntimePlugi
       `${JSON.stringify(reference)} is neither a known plugin (${[...factories.keys()].join(', ')}) nor an installed package`,
     );
   }
-  const loaded = (await import(url)) as Record<string, unknown>;
+  const loaded = (await importModule(url)) as Record<string, unknown>;
   const exported = loaded.default ?? loaded.plugin ?? loaded.createPlugin;
   const plugin =
     typeof exported === 'function' ? await (exported as RuntimePluginFactory)() : exported;
   return assertPlugin(plugin, reference);
+}
+
+/**
+ * The key under which the agent-server bundle's launcher leaves its own `import()`: code the
+ * launcher compiles from a V8 code cache has none that works, and plugin packages may be ES
+ * modules.
+ */
+const LAUNCHER_IMPORT = Symbol.for('agent-workspace.launcher-import');
+
+function importModule(url: string): Promise<unknown> {
+  const launcherImport = (globalThis as Record<symbol, unknown>)[LAUNCHER_IMPORT];
+  return typeof launcherImport === 'function'
+    ? (launcherImport as (specifier: string) => Promise<unknown>)(url)
+    : import(url);
 }
 
 function assertPlugin(candidate: unknown, reference: string): RuntimePlugin {

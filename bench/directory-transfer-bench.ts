@@ -1,0 +1,204 @@
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
+import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
+
+/** Files in the tree: 10 directories of 1000, sizes spread over 0..8 KiB. */
+const FILES = 10_000;
+const ROUNDS = 3;
+const API_KEY = 'bench-session-key';
+const here = path.dirname(fileURLToPath(import.meta.url));
+const run = promisify(execFile);
+
+interface Timings {
+  uploadMs: number;
+  downloadMs: number;
+  peakRssBytes: number;
+}
+
+/** Writes the tree: `d<n>/` directories, a nested one, files of deterministic sizes. */
+async function writeTree(root: string): Promise<void> {
+  for (let start = 0; start < FILES; start += 1000) {
+    const dir = path.join(root, `d${start / 1000}`, start % 2000 === 0 ? 'nested' : '');
+    await mkdir(dir, { recursive: true });
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, index) => {
+        const size = ((start + index) * 7919) % 8192;
+        return writeFile(
+          path.join(dir, `f${index}.txt`),
+          Buffer.alloc(size, (start + index) % 251),
+        );
+      }),
+    );
+  }
+}
+
+/** File count and a hash of every file's relative path and content, in sorted order. */
+async function digestTree(root: string): Promise<string> {
+  const hash = createHash('sha256');
+  let files = 0;
+  const walk = async (relative: string): Promise<void> => {
+    const entries = await readdir(path.join(root, relative), { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const child = path.join(relative, entry.name);
+      if (entry.isDirectory()) await walk(child);
+      else {
+        files += 1;
+        hash.update(`${child}\0`).update(await readFile(path.join(root, child)));
+      }
+    }
+  };
+  await walk('');
+  return `${files} files, sha256 ${hash.digest('hex').slice(0, 16)}`;
+}
+
+async function startRawTarServer(): Promise<{
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+}> {
+  const child = spawn(process.execPath, [path.join(here, 'raw-tar-server.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', resolve),
+  );
+  return {
+    url,
+    pid: child.pid!,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The baseline: `tar -c | curl -T -` up, `curl | tar -x` down, timed around each pipeline. */
+async function rawRound(
+  url: string,
+  source: string,
+  remote: string,
+  back: string,
+): Promise<Timings> {
+  const target = `${url}/?dir=${encodeURIComponent(remote)}`;
+  const upload = performance.now();
+  await run('bash', [
+    '-o',
+    'pipefail',
+    '-c',
+    `tar -c -C "$1" . | curl -sSf -T - "$2" >/dev/null`,
+    'bash',
+    source,
+    target,
+  ]);
+  const uploadMs = performance.now() - upload;
+  await mkdir(back, { recursive: true });
+  const download = performance.now();
+  await run('bash', [
+    '-o',
+    'pipefail',
+    '-c',
+    `curl -sSf "$2" | tar -x -C "$1"`,
+    'bash',
+    back,
+    target,
+  ]);
+  return { uploadMs, downloadMs: performance.now() - download, peakRssBytes: 0 };
+}
+
+/** Our client in its own process (see directory-transfer-client.mjs). */
+async function remoteRound(
+  url: string,
+  source: string,
+  remote: string,
+  back: string,
+): Promise<Timings> {
+  const { stdout } = await run(process.execPath, [
+    path.join(here, 'directory-transfer-client.mjs'),
+    url,
+    API_KEY,
+    source,
+    remote,
+    back,
+  ]);
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Timings;
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+
+/**
+ * A 10 000-file tree uploaded and downloaded through the agent-server (`uploadDirectory` /
+ * `downloadDirectory`, one tar stream each way, server and client in their own processes)
+ * against `tar | curl -T -` into a node:http server piping into `tar -x` (and back), rounds
+ * interleaved, best of each side. Both copies are checked (file count and content hash).
+ */
+export async function benchDirectoryTransfer(): Promise<Comparison[]> {
+  const root = await mkdtemp(path.join(tmpdir(), 'bench-directory-'));
+  try {
+    const source = path.join(root, 'source');
+    await writeTree(source);
+    const expected = await digestTree(source);
+    const raw = await startRawTarServer();
+    const rawRuns: Timings[] = [];
+    const remoteRuns: Timings[] = [];
+    let serverPeak = 0;
+    let rawPeak = 0;
+    try {
+      await using server = await startAgentServerProcess([
+        '--working-dir',
+        root,
+        '--session-api-key',
+        API_KEY,
+      ]);
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const runRaw = async () => {
+          const back = path.join(root, `raw-back-${round}`);
+          rawRuns.push(await rawRound(raw.url, source, path.join(root, `raw-${round}`), back));
+          if ((await digestTree(back)) !== expected) throw new Error('raw tar round trip differs');
+        };
+        const runRemote = async () => {
+          const back = path.join(root, `remote-back-${round}`);
+          remoteRuns.push(
+            await remoteRound(server.url, source, path.join(root, `remote-${round}`), back),
+          );
+          if ((await digestTree(path.join(root, `remote-${round}`))) !== expected)
+            throw new Error('directory upload differs from the source');
+          if ((await digestTree(back)) !== expected) throw new Error('directory download differs');
+        };
+        // Alternate who goes first so page-cache write-back hits both alike.
+        for (const step of round % 2 === 0 ? [runRaw, runRemote] : [runRemote, runRaw])
+          await step();
+        for (const name of ['raw', 'raw-back', 'remote', 'remote-back']) {
+          await rm(path.join(root, `${name}-${round}`), { recursive: true, force: true });
+        }
+      }
+      serverPeak = await server.peakRssBytes();
+      rawPeak = await peakRssOf(raw.pid);
+    } finally {
+      await raw.stop();
+    }
+    const best = (runs: Timings[], key: 'uploadMs' | 'downloadMs') =>
+      summarise(`best of ${ROUNDS}`, [Math.min(...runs.map((r) => r[key]))]);
+    return (['upload', 'download'] as const).map((direction) => {
+      const key = direction === 'upload' ? 'uploadMs' : 'downloadMs';
+      return comparisonOf(
+        `${FILES} files ${direction}: directory archive vs tar | curl (wall time, lower is better)`,
+        { ...best(rawRuns, key), name: `tar + curl + node:http ${direction}` },
+        { ...best(remoteRuns, key), name: `RemoteWorkspace ${direction}Directory` },
+        {
+          target: 'ratio ≤ 2 (each file is written atomically: temporary file + rename)',
+          notes: `${expected}; peak RSS: agent-server ${mib(serverPeak)} MiB, client ${mib(Math.max(...remoteRuns.map((r) => r.peakRssBytes)))} MiB; raw tar server ${mib(rawPeak)} MiB`,
+        },
+      );
+    });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Launcher of the single-file bundle: compiles `agent-server.cjs` with the V8 code cache next to
+// it (`agent-server.cjs.cache`, written once at image build time), so a container's server skips
+// parsing and compiling its code at start. Node 20 caches no ES module code, hence CommonJS.
+// A missing or stale cache (another Node, other V8 flags) is only slower: V8 rejects it and
+// compiles as usual.
+//
+// AGENT_SERVER_WRITE_CODE_CACHE=1 (a build step, see the Dockerfile): start the server as the
+// arguments say, close it once it listens, write the cache, exit.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const file = fileURLToPath(new URL('./agent-server.cjs', import.meta.url));
+const cacheFile = `${file}.cache`;
+const writeCache = process.env.AGENT_SERVER_WRITE_CODE_CACHE === '1';
+delete process.env.AGENT_SERVER_WRITE_CODE_CACHE;
+
+/** The cache, unless absent or being rewritten. */
+function readCache() {
+  if (writeCache) return undefined;
+  try {
+    return readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+}
+
+const cachedData = readCache();
+// esbuild writes ASCII only, so latin1 decodes it exactly and fastest.
+const source = readFileSync(file, 'latin1');
+const script = new vm.Script(
+  `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
+  {
+    filename: file,
+    cachedData,
+    // `import()` of the runtime plugins' libraries, installed next to the bundle.
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  },
+);
+// Plugin packages named by `--plugin` may be ES modules: they are imported from here.
+globalThis[Symbol.for('agent-workspace.launcher-import')] = (specifier) => import(specifier);
+const codeCache = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'absent';
+const bundle = { exports: {} };
+script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, path.dirname(file));
+const server = await bundle.exports.runCli({ codeCache });
+if (writeCache && server) {
+  await server.close();
+  writeFileSync(cacheFile, script.createCachedData());
+  process.exit(0);
+}

@@ -1,0 +1,104 @@
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
+import { archiveProblemOf } from '../internal/archive/archive-entry-error.js';
+import { extractArchive } from '../internal/archive/extract-archive.js';
+import {
+  LocalDirectoryFailure,
+  openLocalDirectory,
+} from '../internal/archive/open-local-directory.js';
+import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import { errorDetail } from './error-detail.js';
+import { isFileFailureStatus } from './is-file-failure-status.js';
+
+/** Options of {@link downloadRemoteDirectory}. */
+export interface DownloadRemoteDirectoryOptions {
+  client: AgentServerClient;
+  /** Absolute directory on the server. */
+  sourcePath: string;
+  /** Absolute directory on this machine (created when missing). */
+  destinationPath: string;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Downloads a server directory as one tar stream with `GET /api/file/archive?path=<source>` and
+ * extracts it as it arrives (memory stays flat) into the local destination, with the same rules
+ * the server applies to uploads whatever the server sends: no entry lands outside the
+ * destination (absolute names, `..` and paths through a symbolic link are refused), files are
+ * written atomically, hard links, devices and FIFOs are refused.
+ *
+ * File problems are results: a missing or non-directory source, other refusals naming it, a
+ * destination that is a file, a refused entry, and local write errors. Transport and auth
+ * failures throw (`CONNECTION_ERROR`, also for a stream cut off midway), an aborted signal
+ * `ABORTED`.
+ */
+export async function downloadRemoteDirectory(
+  options: DownloadRemoteDirectoryOptions,
+): Promise<DirectoryTransferResult> {
+  const { client, sourcePath, destinationPath, signal } = options;
+  const failed = (error: string): DirectoryTransferResult => ({
+    success: false,
+    sourcePath,
+    destinationPath,
+    files: 0,
+    bytes: 0,
+    error,
+  });
+  const request: AgentServerRequest = {
+    method: 'GET',
+    path: AGENT_SERVER_ROUTES.directoryArchive,
+    query: { path: sourcePath },
+    signal,
+  };
+  const response = await client.send(request);
+  if (response.statusCode < 200 || response.statusCode > 299) {
+    const reply = await client.read(response, request);
+    const detail = errorDetail(reply);
+    if (isFileFailureStatus(reply.status, detail)) {
+      const reason = reply.status === 404 ? 'directory not found in the workspace' : detail;
+      return failed(`cannot download ${sourcePath}: ${reason} (HTTP ${reply.status})`);
+    }
+    throw client.statusError(reply, request);
+  }
+  let destination: Awaited<ReturnType<typeof openLocalDirectory>> | undefined;
+  try {
+    destination = await openLocalDirectory(destinationPath, 'destination', { create: true });
+    const summary = await extractArchive({
+      source: response.body,
+      directory: destination.handle,
+      maxEntries: Number.MAX_SAFE_INTEGER,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      signal,
+    });
+    return {
+      success: true,
+      sourcePath,
+      destinationPath,
+      files: summary.files,
+      bytes: summary.bytes,
+    };
+  } catch (error) {
+    if (error instanceof LocalDirectoryFailure) return failed(error.message);
+    if (signal?.aborted) throw client.failureOf(error, request);
+    const problem = archiveProblemOf(error);
+    // A stream that broke off is the transport's failure, not the archive's.
+    if (problem !== undefined && problem !== 'malformed') {
+      return failed(`cannot download ${sourcePath}: ${(error as Error).message}`);
+    }
+    if (isLocalWriteError(error)) {
+      return failed(`cannot write to ${destinationPath}: ${(error as Error).message}`);
+    }
+    throw client.failureOf(error, request);
+  } finally {
+    response.body.destroy();
+    destination?.handle.close();
+  }
+}
+
+/** A file-system error of this machine (the destination), as opposed to the connection. */
+function isLocalWriteError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    typeof code === 'string' && /^E[A-Z]+$/.test(code) && code !== 'ECONNRESET' && code !== 'EPIPE'
+  );
+}

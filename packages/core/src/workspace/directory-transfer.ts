@@ -1,0 +1,58 @@
+/** Options of {@link DirectoryTransfer}'s methods. */
+export interface DirectoryTransferOptions {
+  /** Stops the transfer: the file being written is discarded and the call rejects `ABORTED`. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The outcome of `uploadDirectory` / `downloadDirectory`. As with `fileUpload`, problems with
+ * the files (a missing source, a refused entry, a destination in the way) are `success: false`
+ * with an `error`; transport and auth failures throw `WorkspaceError`s. Entries written before a
+ * failure stay; every file is complete or absent, never half-written.
+ */
+export interface DirectoryTransferResult {
+  success: boolean;
+  /** The source directory, resolved. */
+  sourcePath: string;
+  /** The destination directory, resolved. */
+  destinationPath: string;
+  /** Regular files written (0 on failure when unknown). */
+  files: number;
+  /** Bytes of file content written. */
+  bytes: number;
+  /** Why the transfer failed; absent on success. */
+  error?: string | undefined;
+}
+
+/**
+ * Something that copies whole directories into and out of a workspace: `RemoteWorkspace` (one
+ * tar stream each way where the agent-server offers it), the provisioned workspaces over it, and
+ * `LocalWorkspace` (a local copy). Directories, regular files with their permission bits (set-id
+ * bits dropped) and symbolic links (as links, never followed) are copied; FIFOs, sockets and
+ * devices are left out; existing files at the destination are replaced, others kept. Relative
+ * workspace paths resolve against `workingDir`, caller paths against the process's cwd. A
+ * capability, found with {@link directoryTransferOf}, never by class.
+ */
+export interface DirectoryTransfer {
+  /** Copies the caller's directory `sourceDir` into the workspace's `destinationDir`. */
+  uploadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options?: DirectoryTransferOptions,
+  ): Promise<DirectoryTransferResult>;
+  /** Copies the workspace's directory `sourceDir` into the caller's `destinationDir`. */
+  downloadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options?: DirectoryTransferOptions,
+  ): Promise<DirectoryTransferResult>;
+}
+
+/** `candidate` as a {@link DirectoryTransfer} when it has both methods, else `undefined`. */
+export function directoryTransferOf(candidate: unknown): DirectoryTransfer | undefined {
+  const transfer = candidate as Partial<DirectoryTransfer> | null | undefined;
+  return typeof transfer?.uploadDirectory === 'function' &&
+    typeof transfer.downloadDirectory === 'function'
+    ? (transfer as DirectoryTransfer)
+    : undefined;
+}

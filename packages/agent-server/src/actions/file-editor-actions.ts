@@ -7,7 +7,7 @@ import {
   type FileReadArgs,
   type FileReadObservationWire,
 } from '@agent-workspace/protocol';
-import { type FileEditorArgs, FileEditorTool, type ToolObservation } from '@agent-workspace/sdk';
+import type { FileEditorArgs, FileEditorTool, ToolObservation } from '@agent-workspace/sdk';
 import { createTwoFilesPatch } from 'diff';
 import type { ServerWorkspace } from './server-workspace.js';
 
@@ -17,16 +17,22 @@ import type { ServerWorkspace } from './server-workspace.js';
  * commands sandboxed as everywhere else. One editor per server keeps the undo history.
  */
 export class FileEditorActions {
-  readonly #editor: FileEditorTool;
+  /** Made on first use: the SDK (with its LLM libraries) stays off the server's start-up. */
+  #editor: Promise<FileEditorTool> | undefined;
   readonly #workspace: ServerWorkspace;
 
-  #run(args: FileEditorArgs, signal: AbortSignal): Promise<ToolObservation | ErrorObservationWire> {
-    return runEditor(this.#editor, args, this.#workspace, signal);
+  async #run(
+    args: FileEditorArgs,
+    signal: AbortSignal,
+  ): Promise<ToolObservation | ErrorObservationWire> {
+    this.#editor ??= import('@agent-workspace/sdk').then(
+      ({ FileEditorTool }) => new FileEditorTool({ workingDir: this.#workspace.workingDir }),
+    );
+    return runEditor(await this.#editor, args, this.#workspace, signal);
   }
 
   constructor(workspace: ServerWorkspace) {
     this.#workspace = workspace;
-    this.#editor = new FileEditorTool({ workingDir: workspace.workingDir });
   }
 
   /**

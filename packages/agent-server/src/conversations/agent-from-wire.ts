@@ -1,12 +1,13 @@
 import { WorkspaceError } from '@agent-workspace/core';
-import { Agent } from '@agent-workspace/sdk';
+import type { Agent } from '@agent-workspace/sdk';
 import { HttpError } from '../app/http-error.js';
 
 /**
  * Builds the agent of a start request (`Agent.fromConfig`); a bad agent is a 422 naming the
- * field under `agent`.
+ * field under `agent`. The SDK is loaded on the first call, off the server's start-up.
  */
-export function agentFromWire(json: unknown, maxIterations: number): Agent {
+export async function agentFromWire(json: unknown, maxIterations: number): Promise<Agent> {
+  const { Agent } = await import('@agent-workspace/sdk');
   try {
     return Agent.fromConfig(json, { maxIterations });
   } catch (error) {

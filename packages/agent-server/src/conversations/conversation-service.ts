@@ -10,7 +10,7 @@ import {
   type SendMessageRequestWire,
   type StartConversationRequestWire,
 } from '@agent-workspace/protocol';
-import { LocalConversation } from '@agent-workspace/sdk';
+import type { LocalConversation } from '@agent-workspace/sdk';
 import type { FastifyBaseLogger } from 'fastify';
 import { HttpError } from '../app/http-error.js';
 import { pathHttpError } from '../files/path-http-error.js';
@@ -101,7 +101,7 @@ export class ConversationService {
       throw new HttpError(429, `Too many conversations (at most ${MAX_CONVERSATIONS})`);
     }
     const workingDir = this.#resolveWorkingDir(request.workspace.working_dir);
-    const agent = agentFromWire(request.agent, request.max_iterations);
+    const agent = await agentFromWire(request.agent, request.max_iterations);
     const id = request.conversation_id ?? crypto.randomUUID();
     const now = formatWireTimestamp(new Date());
     const meta: ConversationMeta = {
@@ -119,6 +119,7 @@ export class ConversationService {
       await writeMeta(dir, meta);
     }
     const workspace = new LocalWorkspace({ workingDir });
+    const { LocalConversation } = await import('@agent-workspace/sdk');
     const conversation = await LocalConversation.create({
       agent,
       workspace,
@@ -323,8 +324,9 @@ export class ConversationService {
         ) as {
           agent: unknown;
         };
-        const agent = agentFromWire(state.agent, meta.max_iterations);
+        const agent = await agentFromWire(state.agent, meta.max_iterations);
         const workspace = new LocalWorkspace({ workingDir: meta.workspace.working_dir });
+        const { LocalConversation } = await import('@agent-workspace/sdk');
         const conversation = await LocalConversation.open({
           agent,
           workspace,

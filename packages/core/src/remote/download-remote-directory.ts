@@ -5,7 +5,10 @@ import {
   LocalDirectoryFailure,
   openLocalDirectory,
 } from '../internal/archive/open-local-directory.js';
-import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import {
+  type DirectoryTransferResult,
+  directoryTransferFailure,
+} from '../workspace/directory-transfer.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
 import { isFileFailureStatus } from './is-file-failure-status.js';
@@ -36,14 +39,8 @@ export async function downloadRemoteDirectory(
   options: DownloadRemoteDirectoryOptions,
 ): Promise<DirectoryTransferResult> {
   const { client, sourcePath, destinationPath, signal } = options;
-  const failed = (error: string): DirectoryTransferResult => ({
-    success: false,
-    sourcePath,
-    destinationPath,
-    files: 0,
-    bytes: 0,
-    error,
-  });
+  const failed = (error: string) =>
+    directoryTransferFailure({ sourcePath, destinationPath }, error);
   const request: AgentServerRequest = {
     method: 'GET',
     path: AGENT_SERVER_ROUTES.directoryArchive,

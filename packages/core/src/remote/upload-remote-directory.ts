@@ -8,7 +8,10 @@ import {
   openLocalDirectory,
 } from '../internal/archive/open-local-directory.js';
 import { packDirectory } from '../internal/archive/pack-directory.js';
-import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import {
+  type DirectoryTransferResult,
+  directoryTransferFailure,
+} from '../workspace/directory-transfer.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
 import { isFileFailureStatus } from './is-file-failure-status.js';
@@ -38,14 +41,8 @@ export async function uploadRemoteDirectory(
   options: UploadRemoteDirectoryOptions,
 ): Promise<DirectoryTransferResult> {
   const { client, sourcePath, destinationPath, signal } = options;
-  const failed = (error: string): DirectoryTransferResult => ({
-    success: false,
-    sourcePath,
-    destinationPath,
-    files: 0,
-    bytes: 0,
-    error,
-  });
+  const failed = (error: string) =>
+    directoryTransferFailure({ sourcePath, destinationPath }, error);
   let source: Awaited<ReturnType<typeof openLocalDirectory>>;
   try {
     source = await openLocalDirectory(sourcePath, 'source');

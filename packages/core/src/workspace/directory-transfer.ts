@@ -24,6 +24,15 @@ export interface DirectoryTransferResult {
   error?: string | undefined;
 }
 
+/** A failed transfer between `paths` that wrote nothing it can count. */
+export function directoryTransferFailure(
+  paths: Pick<DirectoryTransferResult, 'sourcePath' | 'destinationPath'>,
+  error: string,
+): DirectoryTransferResult {
+  const { sourcePath, destinationPath } = paths;
+  return { success: false, sourcePath, destinationPath, files: 0, bytes: 0, error };
+}
+
 /**
  * Something that copies whole directories into and out of a workspace: `RemoteWorkspace` (one
  * tar stream each way where the agent-server offers it), the provisioned workspaces over it, and

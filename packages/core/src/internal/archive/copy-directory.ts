@@ -1,6 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { abortedError } from '../../errors/aborted-error.js';
-import type { DirectoryTransferResult } from '../../workspace/directory-transfer.js';
+import {
+  type DirectoryTransferResult,
+  directoryTransferFailure,
+} from '../../workspace/directory-transfer.js';
 import { archiveProblemOf } from './archive-entry-error.js';
 import { extractArchive } from './extract-archive.js';
 import { LocalDirectoryFailure, openLocalDirectory } from './open-local-directory.js';
@@ -25,14 +28,8 @@ export async function copyDirectory(
   options: CopyDirectoryOptions,
 ): Promise<DirectoryTransferResult> {
   const { sourcePath, destinationPath, signal } = options;
-  const failed = (error: string): DirectoryTransferResult => ({
-    success: false,
-    sourcePath,
-    destinationPath,
-    files: 0,
-    bytes: 0,
-    error,
-  });
+  const failed = (error: string) =>
+    directoryTransferFailure({ sourcePath, destinationPath }, error);
   if (signal?.aborted) throw abortedError(signal);
   let source: Awaited<ReturnType<typeof openLocalDirectory>> | undefined;
   let destination: Awaited<ReturnType<typeof openLocalDirectory>> | undefined;

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
-import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
+import { type Comparison, roundsComparison } from './bench-harness.js';
 
 /** Files in the tree: 10 directories of 1000, sizes spread over 0..8 KiB. */
 const FILES = 10_000;
@@ -184,19 +184,23 @@ export async function benchDirectoryTransfer(): Promise<Comparison[]> {
     } finally {
       await raw.stop();
     }
-    const best = (runs: Timings[], key: 'uploadMs' | 'downloadMs') =>
-      summarise(`best of ${ROUNDS}`, [Math.min(...runs.map((r) => r[key]))]);
     return (['upload', 'download'] as const).map((direction) => {
       const key = direction === 'upload' ? 'uploadMs' : 'downloadMs';
-      return comparisonOf(
-        `${FILES} files ${direction}: directory archive vs tar | curl (wall time, lower is better)`,
-        { ...best(rawRuns, key), name: `tar + curl + node:http ${direction}` },
-        { ...best(remoteRuns, key), name: `RemoteWorkspace ${direction}Directory` },
-        {
-          target: 'ratio ≤ 2 (each file is written atomically: temporary file + rename)',
-          notes: `${expected}; peak RSS: agent-server ${mib(serverPeak)} MiB, client ${mib(Math.max(...remoteRuns.map((r) => r.peakRssBytes)))} MiB; raw tar server ${mib(rawPeak)} MiB`,
+      return roundsComparison({
+        scenario: `${FILES} files ${direction}: directory archive vs tar | curl (wall time, lower is better)`,
+        baseline: {
+          name: `tar + curl + node:http ${direction}`,
+          samples: rawRuns.map((run) => run[key]),
         },
-      );
+        candidate: {
+          name: `RemoteWorkspace ${direction}Directory`,
+          samples: remoteRuns.map((run) => run[key]),
+        },
+        unit: 'ms',
+        higherIsBetter: false,
+        target: 'ratio ≤ 2 (each file is written atomically: temporary file + rename)',
+        notes: `${expected}; peak RSS: agent-server ${mib(serverPeak)} MiB, client ${mib(Math.max(...remoteRuns.map((r) => r.peakRssBytes)))} MiB; raw tar server ${mib(rawPeak)} MiB`,
+      });
     });
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -10,8 +10,7 @@ import {
   directoryTransferFailure,
 } from '../workspace/directory-transfer.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
-import { errorDetail } from './error-detail.js';
-import { isFileFailureStatus } from './is-file-failure-status.js';
+import { requestDownload } from './request-download.js';
 
 /** Options of {@link downloadRemoteDirectory}. */
 export interface DownloadRemoteDirectoryOptions {
@@ -47,16 +46,14 @@ export async function downloadRemoteDirectory(
     query: { path: sourcePath },
     signal,
   };
-  const response = await client.send(request);
-  if (response.statusCode < 200 || response.statusCode > 299) {
-    const reply = await client.read(response, request);
-    const detail = errorDetail(reply);
-    if (isFileFailureStatus(reply.status, detail)) {
-      const reason = reply.status === 404 ? 'directory not found in the workspace' : detail;
-      return failed(`cannot download ${sourcePath}: ${reason} (HTTP ${reply.status})`);
-    }
-    throw client.statusError(reply, request);
-  }
+  const download = await requestDownload({
+    client,
+    request,
+    sourcePath,
+    notFound: 'directory not found in the workspace',
+  });
+  if (download.failure !== undefined) return failed(download.failure);
+  const { response } = download;
   let destination: Awaited<ReturnType<typeof openLocalDirectory>> | undefined;
   try {
     destination = await openLocalDirectory(destinationPath, 'destination', { create: true });

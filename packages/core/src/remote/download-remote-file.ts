@@ -6,8 +6,7 @@ import { createCopyParent } from '../internal/files/create-copy-parent.js';
 import type { CopyPaths } from '../internal/files/describe-copy-error.js';
 import { writeCopyDestination } from '../internal/files/write-copy-destination.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
-import { errorDetail } from './error-detail.js';
-import { isFileFailureStatus } from './is-file-failure-status.js';
+import { requestDownload } from './request-download.js';
 
 /** Options of {@link downloadRemoteFile}. */
 export interface DownloadRemoteFileOptions {
@@ -57,16 +56,14 @@ export async function downloadRemoteFile({
     query: { path: sourcePath },
     signal,
   };
-  const response = await client.send(request);
-  if (response.statusCode < 200 || response.statusCode > 299) {
-    const reply = await client.read(response, request);
-    const detail = errorDetail(reply);
-    if (isFileFailureStatus(reply.status, detail)) {
-      const reason = reply.status === 404 ? 'file not found in the workspace' : detail;
-      return failed(`cannot download ${sourcePath}: ${reason} (HTTP ${reply.status})`);
-    }
-    throw client.statusError(reply, request);
-  }
+  const download = await requestDownload({
+    client,
+    request,
+    sourcePath,
+    notFound: 'file not found in the workspace',
+  });
+  if (download.failure !== undefined) return failed(download.failure);
+  const { response } = download;
 
   let written = false;
   try {

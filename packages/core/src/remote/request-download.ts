@@ -1,0 +1,39 @@
+import type { Dispatcher } from 'undici';
+import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import { errorDetail } from './error-detail.js';
+import { isFileFailureStatus } from './is-file-failure-status.js';
+
+/** Options of {@link requestDownload}. */
+export interface RequestDownloadOptions {
+  client: AgentServerClient;
+  /** The `GET` whose body is the download. */
+  request: AgentServerRequest;
+  /** The server path, for messages. */
+  sourcePath: string;
+  /** What a 404 means, e.g. `file not found in the workspace`. */
+  notFound: string;
+}
+
+/**
+ * Sends a download `GET`: the response with its body unread on 2xx; a refusal naming the file
+ * (404, 400, ...) as `{ failure }`, a result for the caller; other statuses throw (auth,
+ * server errors).
+ */
+export async function requestDownload({
+  client,
+  request,
+  sourcePath,
+  notFound,
+}: RequestDownloadOptions): Promise<
+  { response: Dispatcher.ResponseData; failure?: undefined } | { failure: string }
+> {
+  const response = await client.send(request);
+  if (response.statusCode >= 200 && response.statusCode <= 299) return { response };
+  const reply = await client.read(response, request);
+  const detail = errorDetail(reply);
+  if (isFileFailureStatus(reply.status, detail)) {
+    const reason = reply.status === 404 ? notFound : detail;
+    return { failure: `cannot download ${sourcePath}: ${reason} (HTTP ${reply.status})` };
+  }
+  throw client.statusError(reply, request);
+}

@@ -175,13 +175,14 @@ context.describe('DockerWorkspace lifecycle', () => {
   });
 
   it('a server that never answers gives PROVISIONING_ERROR after startupTimeoutMs, and no container', async () => {
-    // Listening on the container's loopback only: the published port never answers.
+    // Listening on the container's loopback only: the published port never answers. The
+    // deadline leaves a loaded engine time to start the server, so that its log is there.
     const workspace = new DockerWorkspace(
-      options({ command: ['--host', '127.0.0.1'], startupTimeoutMs: 3_000 }),
+      options({ command: ['--host', '127.0.0.1'], startupTimeoutMs: 10_000 }),
     );
     workspaces.push(workspace);
     const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
-    expect(error.message).toContain('not ready within 3000 ms (startupTimeoutMs)');
+    expect(error.message).toContain('not ready within 10000 ms (startupTimeoutMs)');
     expect(error.message).toContain('the sandbox is running');
     expect(error.message).toContain('listening on http://127.0.0.1:8000');
     expect(

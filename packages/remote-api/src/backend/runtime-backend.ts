@@ -84,6 +84,11 @@ export interface BackendSession {
   url?: string | undefined;
   /** Why the sandbox is not running (exit code, engine message), when it is not. */
   message?: string | undefined;
+  /**
+   * Set by the server, never by a backend: its agent-server answered a keyed request moments ago
+   * (a warm sandbox just claimed), so it is `ready` without another probe.
+   */
+  answered?: true;
 }
 
 /**

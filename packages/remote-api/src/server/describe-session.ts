@@ -20,7 +20,8 @@ export interface DescribeSessionOptions {
 /**
  * The wire view of a backend session: its fields from its labels, the session key derived from
  * the server's secret and the nonce label (when asked for), and `pod_status` — `ready` only when
- * its agent-server answers `/health` within `readinessTimeoutMs`; `pending` while the engine
+ * its agent-server answers `/health` within `readinessTimeoutMs` (or answered a keyed request
+ * moments ago: `BackendSession.answered`); `pending` while the engine
  * prepares it or it is paused; the engine's fatal state with the engine's message and the
  * sandbox's last log lines otherwise. `undefined` for a sandbox whose labels are incomplete
  * (not one this server made).
@@ -66,6 +67,7 @@ async function podStatusOf(
   if (session.status === 'stopped') return 'failed';
   if (session.engineState === 'pending' || session.status === 'paused') return 'pending';
   if (!session.url) return 'running';
+  if (session.answered) return 'ready';
   const ready = await probeHealth(session.url, {
     dispatcher: context.dispatcher,
     timeoutMs: context.options.readinessTimeoutMs,

@@ -43,6 +43,8 @@ context.describe('Runtime API server warm pool on a real engine', () => {
       warmPool: [{ image, count: 2 }],
       port: 0,
       logLevel: 'silent',
+      // A loaded machine can take over the default second to answer one probe.
+      readinessTimeoutMs: 5_000,
       ...options,
     });
     servers.push(server);

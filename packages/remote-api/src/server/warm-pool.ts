@@ -176,9 +176,10 @@ export class WarmPool implements AsyncDisposable {
       dispatcher: this.#options.dispatcher,
       timeoutMs: this.#options.probeTimeoutMs,
     };
-    if (!(await recordActivity(session.url, key, { ...options, signal }))) {
-      log.warn({ sessionId, runtimeId }, 'could not reset the idle time of a claimed sandbox');
+    if (await recordActivity(session.url, key, { ...options, signal })) {
+      return { ...session, answered: true };
     }
+    log.warn({ sessionId, runtimeId }, 'could not reset the idle time of a claimed sandbox');
     return session;
   }
 

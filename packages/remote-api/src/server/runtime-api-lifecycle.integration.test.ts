@@ -138,7 +138,8 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
     const server = await serve({
       idleTimeoutSeconds: 1,
       idleCheckIntervalSeconds: 3600,
-      readinessTimeoutMs: 500,
+      // Long enough for the live session to answer on a loaded machine.
+      readinessTimeoutMs: 2_000,
     });
     const frozen = await startReady(server, `frozen-${randomUUID()}`);
     const idle = await startReady(server, `idle-${randomUUID()}`);

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { fastify } from 'fastify';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
@@ -7,6 +8,7 @@ import { sessionLabels } from '../backend/session-labels.js';
 import { describeSession } from './describe-session.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import { resolveRuntimeApiServerOptions } from './runtime-api-server-options.js';
+import { StartGate } from './start-gate.js';
 
 // A server on loopback that accepts connections and never answers: a hung agent-server.
 let silent: net.Server;
@@ -23,18 +25,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+  // Connects lazily: describing a running session asks nothing of an engine.
+  const backend = new DockerRuntimeBackend({ namespace: 'describe-test' });
   context = {
     options: resolveRuntimeApiServerOptions({
       apiKeys: ['api-key-0123456789'],
       sessionKeySecret: 'session-secret-0123456789-0123456789',
-      // Connects lazily: describing a running session asks nothing of an engine.
-      backend: new DockerRuntimeBackend({ namespace: 'describe-test' }),
+      backend,
       images: ['agent-workspace/agent-server:test'],
       readinessTimeoutMs: 200,
     }),
+    backend,
     dispatcher,
     signal: new AbortController().signal,
-  } as RuntimeApiContext;
+    startGate: new StartGate(),
+    log: fastify({ logger: false }).log,
+  };
 });
 
 afterAll(async () => {

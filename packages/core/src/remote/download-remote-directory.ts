@@ -1,6 +1,6 @@
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { archiveProblemOf } from '../internal/archive/archive-entry-error.js';
-import { extractArchive } from '../internal/archive/extract-archive.js';
+import { extractTransfer } from '../internal/archive/extract-transfer.js';
 import {
   LocalDirectoryFailure,
   openLocalDirectory,
@@ -57,20 +57,12 @@ export async function downloadRemoteDirectory(
   let destination: Awaited<ReturnType<typeof openLocalDirectory>> | undefined;
   try {
     destination = await openLocalDirectory(destinationPath, 'destination', { create: true });
-    const summary = await extractArchive({
+    return await extractTransfer({
       source: response.body,
-      directory: destination.handle,
-      maxEntries: Number.MAX_SAFE_INTEGER,
-      maxBytes: Number.MAX_SAFE_INTEGER,
+      destination: destination.handle,
+      paths: { sourcePath, destinationPath },
       signal,
     });
-    return {
-      success: true,
-      sourcePath,
-      destinationPath,
-      files: summary.files,
-      bytes: summary.bytes,
-    };
   } catch (error) {
     if (error instanceof LocalDirectoryFailure) return failed(error.message);
     if (signal?.aborted) throw client.failureOf(error, request);

@@ -5,7 +5,7 @@ import {
   directoryTransferFailure,
 } from '../../workspace/directory-transfer.js';
 import { archiveProblemOf } from './archive-entry-error.js';
-import { extractArchive } from './extract-archive.js';
+import { extractTransfer } from './extract-transfer.js';
 import { LocalDirectoryFailure, openLocalDirectory } from './open-local-directory.js';
 import { packDirectory } from './pack-directory.js';
 
@@ -43,20 +43,12 @@ export async function copyDirectory(
     const packed = packDirectory({ directory: source.handle, signal });
     const piped = packed.pipe(new PassThrough());
     packed.once('error', (error) => piped.destroy(error));
-    const summary = await extractArchive({
+    return await extractTransfer({
       source: piped,
-      directory: destination.handle,
-      maxEntries: Number.MAX_SAFE_INTEGER,
-      maxBytes: Number.MAX_SAFE_INTEGER,
+      destination: destination.handle,
+      paths: { sourcePath, destinationPath },
       signal,
     });
-    return {
-      success: true,
-      sourcePath,
-      destinationPath,
-      files: summary.files,
-      bytes: summary.bytes,
-    };
   } catch (error) {
     if (signal?.aborted) throw abortedError(signal);
     if (error instanceof LocalDirectoryFailure) return failed(error.message);

@@ -44,6 +44,11 @@ export {
 export { type PackDirectoryOptions, packDirectory } from './internal/archive/pack-directory.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
+export {
+  type ChildEnvironmentOptions,
+  childEnvironment,
+  isServerSecretVariable,
+} from './internal/process/child-environment.js';
 export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';

@@ -43,9 +43,11 @@ const RELAYED_SIGNALS = 'HUP,INT,QUIT,ABRT,USR1,USR2,PIPE,ALRM,TERM,XCPU,XFSZ,VT
  * Script of the `sh` between nsenter and the command: it ignores the relayed signals, so a
  * command killed by one comes back as exit status 128 + n (nsenter cannot re-raise a signal it
  * ignores). Its own "Terminated" notices go to /dev/null; the command, redirected in its own
- * (subshell) process, keeps the real stderr.
+ * (subshell) process, keeps the real stderr. The saved stderr lives on descriptor 9, so that
+ * descriptors 3 and up reach the program untouched (Chromium's `--remote-debugging-pipe` uses
+ * 3 and 4).
  */
-const STATUS_CONVERTER = 'exec 3>&2 2>/dev/null; (exec "$@" 2>&3 3>&-); exit $?';
+const STATUS_CONVERTER = 'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); exit $?';
 
 /**
  * A command sandbox on Linux with bubblewrap: one long-lived set of namespaces per instance that

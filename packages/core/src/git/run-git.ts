@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { childEnvironment } from '../internal/process/child-environment.js';
 import { killProcessGroup, type ProcessGroupKill } from '../internal/process/kill-process-group.js';
 import { spawnChild } from '../internal/process/spawn-child.js';
 import type { CommandSandbox } from '../workspace/command-sandbox.js';
@@ -68,16 +69,14 @@ const repositoryVariables = new Set([
 ]);
 
 /**
- * The environment of every git call: the process environment without variables that redirect
- * repository discovery, plus no optional locks (never write the index behind the user's back),
+ * The environment of every git call: the process environment without a server's keys
+ * (`childEnvironment`) and without variables that redirect repository discovery, plus no optional locks (never write the index behind the user's back),
  * literal pathspecs, no prompts and the C locale (so "not a git repository" is recognisable);
  * with `confineTo`, no discovery above it.
  */
 function gitEnvironment(confineTo: string | undefined): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !repositoryVariables.has(name)) env[name] = value;
-  }
+  const env = childEnvironment();
+  for (const name of repositoryVariables) delete env[name];
   return {
     ...env,
     GIT_OPTIONAL_LOCKS: '0',

@@ -47,8 +47,14 @@ export const agentServerOptionsSchema = z.object({
     .union([
       z.literal(false),
       z.object({
-        /** Network access of commands. Default true. */
+        /** Network access of commands. Default true. Ignored with `allowHosts`. */
         network: z.boolean().default(true),
+        /**
+         * Egress allow-list (`host` or `host:port`): sandboxed code (commands, the kernel, the
+         * browser, conversation tools) gets a network namespace whose only way out is the
+         * server's HTTP/HTTPS proxy, which lets through these hosts alone and logs each refusal.
+         */
+        allowHosts: z.array(z.string().min(1)).max(256).optional(),
         /** More host paths commands see read-only. */
         readOnlyPaths: z.array(z.string().min(1)).default([]),
         /** More host paths commands see read-write. */

@@ -1,7 +1,12 @@
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { BubblewrapSandbox, type CommandSandbox, invalidArgument } from '@agent-workspace/core';
-import { PathWalker } from '@agent-workspace/core/internal';
+import {
+  BubblewrapSandbox,
+  type CommandSandbox,
+  type EgressRefusal,
+  invalidArgument,
+} from '@agent-workspace/core';
+import { childEnvironment, PathWalker } from '@agent-workspace/core/internal';
 import { MemoryMonitor, PluginHost } from '@agent-workspace/runtime-plugins';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -64,11 +69,25 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       confine: resolved.confineToWorkingDir,
     });
     cleanups.push(() => paths.close());
+    // The plugins' files (kernel sockets, the browser's profile) must be inside the sandbox.
+    const pluginsDir =
+      resolved.plugins.length === 0
+        ? undefined
+        : resolved.stateDir !== undefined
+          ? path.join(resolved.stateDir, 'plugins')
+          : path.join(runtime.privateDirectory(), 'plugins');
+    if (pluginsDir !== undefined) await mkdir(pluginsDir, { recursive: true, mode: 0o700 });
+    // Refusals are logged once the app (and its logger) exists.
+    let onEgressRefused = (_refusal: EgressRefusal): void => {};
     let sandbox: CommandSandbox | undefined;
     if (resolved.sandbox !== false) {
+      const { allowHosts, network, readOnlyPaths, writablePaths } = resolved.sandbox;
       sandbox = await BubblewrapSandbox.start({
         workingDir: resolved.workingDir,
-        ...resolved.sandbox,
+        network: allowHosts === undefined ? network : { allowHosts },
+        readOnlyPaths,
+        writablePaths: pluginsDir === undefined ? writablePaths : [...writablePaths, pluginsDir],
+        onEgressRefused: (refusal) => onEgressRefused(refusal),
       });
       cleanups.push(() => sandbox?.close());
     }
@@ -120,6 +139,9 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       lastActivityAt: () => lastActivityAt,
     };
     const app = await buildApp(context);
+    const egressLog = app.log.child({ component: 'egress' });
+    onEgressRefused = (refusal) =>
+      egressLog.warn({ ...refusal }, `egress to ${refusal.host}:${refusal.port} refused`);
     cleanups.push(async () => {
       shutdown.abort();
       await Promise.all(inFlight);
@@ -130,7 +152,12 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       context.plugins = PluginHost.start({
         plugins: resolved.plugins,
         workingDir: resolved.workingDir,
-        stateDir: resolved.stateDir && path.join(resolved.stateDir, 'plugins'),
+        stateDir: pluginsDir,
+        sandbox,
+        // Scrubbed like every child's; marked for the sweep; through the egress proxy.
+        environment: childEnvironment({
+          extra: { ...runtime.environment, ...sandbox?.proxyEnvironment('plugin') },
+        }),
         logger: app.log.child({ component: 'plugins' }),
         startTimeoutMs: resolved.pluginStartTimeoutSeconds * 1000,
         actionTimeoutMs: resolved.actionTimeoutSeconds * 1000,

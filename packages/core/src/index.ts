@@ -10,6 +10,11 @@ export {
   type BubblewrapSandboxOptions,
   type StartBubblewrapSandboxOptions,
 } from './command-sandbox/bubblewrap-sandbox.js';
+export type {
+  EgressPolicy,
+  EgressRefusal,
+  EgressRefusalReason,
+} from './command-sandbox/egress-policy.js';
 export { abortedError } from './errors/aborted-error.js';
 export { invalidArgument } from './errors/invalid-argument.js';
 export {
@@ -152,6 +157,13 @@ export {
   type DirectoryTransferResult,
   directoryTransferOf,
 } from './workspace/directory-transfer.js';
+export {
+  type PathInspection,
+  type PathInspectionOptions,
+  pathInspectionOf,
+  type WorkspaceDirectoryEntry,
+  type WorkspacePathInfo,
+} from './workspace/path-inspection.js';
 export type { ExecuteCommandOptions, Workspace } from './workspace/workspace.js';
 export {
   type DescribedWorkspaceIdentity,

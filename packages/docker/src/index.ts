@@ -28,6 +28,7 @@ export {
   type ResolveAgentServerImageOptions,
   resolveAgentServerImage,
 } from './image/resolve-agent-server-image.js';
+export type { ContainerSandbox } from './workspace/container-sandbox.js';
 export { DOCKER_LABELS, LABEL_PREFIX } from './workspace/docker-labels.js';
 export {
   type CreateDockerWorkspaceOptions,

@@ -257,6 +257,7 @@ export {
 } from './models/start-conversation-request.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
 export { type TextContentWire, textContentWireSchema } from './models/text-content.js';
+export { type TrustBoundaryWire, trustBoundaryWireSchema } from './models/trust-boundary.js';
 export { type ValidationIssue, validationIssueSchema } from './models/validation-issue.js';
 export {
   type WebsocketAuthFrameWire,

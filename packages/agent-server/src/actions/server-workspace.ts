@@ -7,43 +7,89 @@ import {
   type FileOperationResult,
   type GitChange,
   type GitDiff,
-  WorkspaceError,
+  type PathInspection,
+  type WorkspaceDirectoryEntry,
+  type WorkspacePathInfo,
 } from '@agent-workspace/core';
 import { openRegularFile } from '@agent-workspace/core/internal';
 import type { ServerContext } from '../app/server-context.js';
+import type { StoredBashEvent } from '../bash/bash-event-records.js';
+import { readServerGitChanges, readServerGitDiff } from '../git/server-git.js';
 import { writeServerFile } from './server-files.js';
+import {
+  inspectServerPath,
+  listServerDirectory,
+  removeServerFile,
+} from './server-path-inspection.js';
+
+/** Options of {@link ServerWorkspace}. */
+export interface ServerWorkspaceOptions {
+  /**
+   * The directory relative paths and cwds resolve against: the server's working directory
+   * (default) or a directory inside it, already resolved through the server's path walker (a
+   * conversation's `working_dir`). Paths are still confined to the server's working directory.
+   */
+  workingDir?: string | undefined;
+}
 
 /**
- * The server's own services as a `Workspace`, so that tools written against the contract (the
- * SDK's file editor) act exactly as the routes do: commands through the bash service (sandbox,
- * limits, memory watch), files through the path walker (race-free, confined when the server
- * is). Git is not needed by those tools and answers `NOT_SUPPORTED`.
+ * The server's own services as a `Workspace`: the one trust boundary of everything the server
+ * runs on an agent's behalf (the `/execute_action` file editor, conversation tools). Commands go
+ * through the bash service (command sandbox, environment without the server's keys, limits,
+ * memory watch, journal and start-up sweep, orphan handling); files, git and path questions
+ * ({@link PathInspection}) through the race-free path walker, confined when the server is; git
+ * in the sandbox as the git routes run it. `close()` ends the commands it started.
  */
-export class ServerWorkspace extends BaseWorkspace {
+export class ServerWorkspace extends BaseWorkspace implements PathInspection {
   readonly kind = 'agent-server';
   readonly #context: ServerContext;
+  /** Ids of the commands running for this workspace. */
+  readonly #running = new Set<string>();
 
-  constructor(context: ServerContext) {
-    super({ workingDir: context.options.workingDir });
+  constructor(context: ServerContext, options: ServerWorkspaceOptions = {}) {
+    super({ workingDir: options.workingDir ?? context.options.workingDir });
     this.#context = context;
   }
 
   protected async runCommand(request: CommandRequest): Promise<CommandResult> {
-    const started = await this.#context.bash.startCommand({
-      command: request.command,
-      cwd: request.cwd,
-      timeoutSeconds: request.timeoutMs / 1000,
-      env: request.env,
-      captureOutput: true,
-      detached: false,
-    });
-    const stop = () => this.#context.bash.running(started.event.id)?.handle.signal('SIGKILL');
-    request.signal?.addEventListener('abort', stop, { once: true });
+    const { bash } = this.#context;
+    const streaming = request.onStdout !== undefined || request.onStderr !== undefined;
+    // Output events may come before the start resolves: collect them until the id is known.
+    const early: StoredBashEvent[] = [];
+    let commandId: string | undefined;
+    const forward = (stored: StoredBashEvent): void => {
+      const { event } = stored;
+      if (event.kind !== 'BashOutput') return;
+      if (commandId === undefined) early.push(stored);
+      else if (event.command_id === commandId) {
+        if (event.stdout) request.onStdout?.(event.stdout);
+        if (event.stderr) request.onStderr?.(event.stderr);
+      }
+    };
+    const unsubscribe = streaming ? bash.subscribe(forward) : () => {};
     try {
-      return (await started.completion).result;
+      const started = await bash.startCommand({
+        command: request.command,
+        cwd: request.cwd,
+        timeoutSeconds: request.timeoutMs / 1000,
+        env: request.env,
+        captureOutput: true,
+        detached: false,
+      });
+      commandId = started.event.id;
+      this.#running.add(commandId);
+      for (const stored of early.splice(0)) forward(stored);
+      const stop = () => bash.running(started.event.id)?.handle.signal('SIGKILL');
+      request.signal?.addEventListener('abort', stop, { once: true });
+      try {
+        return (await started.completion).result;
+      } finally {
+        request.signal?.removeEventListener('abort', stop);
+        this.#running.delete(started.event.id);
+        started.release();
+      }
     } finally {
-      request.signal?.removeEventListener('abort', stop);
-      started.release();
+      unsubscribe();
     }
   }
 
@@ -69,20 +115,40 @@ export class ServerWorkspace extends BaseWorkspace {
     return { success: true, sourcePath, destinationPath, fileSize: stats.size };
   }
 
-  protected runGitChanges(): Promise<GitChange[]> {
-    return Promise.reject(notSupported());
+  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
+    return (await readServerGitChanges(this.#context, { path: repositoryPath })).changes;
   }
 
-  protected runGitDiff(): Promise<GitDiff> {
-    return Promise.reject(notSupported());
+  protected runGitDiff(filePath: string): Promise<GitDiff> {
+    return readServerGitDiff(this.#context, { path: filePath });
   }
 
-  protected async runClose(): Promise<void> {}
-}
+  /** What is at the absolute `path`, under the server's path rules. */
+  async inspectPath(path: string): Promise<WorkspacePathInfo> {
+    this.assertOpen();
+    return inspectServerPath(this.#context.paths, path);
+  }
 
-function notSupported(): WorkspaceError {
-  return new WorkspaceError({
-    code: 'NOT_SUPPORTED',
-    message: 'the action executor reads git state through the git routes, not its file tools',
-  });
+  /** Entries up to two levels below the directory `path`, under the server's path rules. */
+  async listDirectory(path: string): Promise<WorkspaceDirectoryEntry[]> {
+    this.assertOpen();
+    return listServerDirectory(this.#context.paths, path);
+  }
+
+  /** Removes the file or link at `path`, under the server's path rules. */
+  async removeFile(path: string): Promise<void> {
+    this.assertOpen();
+    removeServerFile(this.#context.paths, path);
+  }
+
+  /** Ends the commands still running for this workspace (their process groups get SIGKILL). */
+  protected async runClose(): Promise<void> {
+    const { bash } = this.#context;
+    const completions = [...this.#running].map((id) => {
+      const running = bash.running(id);
+      running?.handle.signal('SIGKILL');
+      return running?.completion;
+    });
+    await Promise.all(completions);
+  }
 }

@@ -3,10 +3,11 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   WorkspaceError,
 } from '@agent-workspace/core';
-import type {
-  BashCommandWire,
-  BashEventSearchQuery,
-  BashOutputWire,
+import {
+  type BashCommandWire,
+  type BashEventSearchQuery,
+  type BashOutputWire,
+  newHexId,
 } from '@agent-workspace/protocol';
 import type {
   BashCommandCompletion,
@@ -106,7 +107,8 @@ export class BashEventService {
         details: { limit: maxConcurrentCommands },
       });
     }
-    let commandId = '';
+    // Known before the launch: the egress proxy names the command in its refusals.
+    const commandId = newHexId();
     const coalescer = new OutputCoalescer((stream, text) => {
       this.#add(
         this.#store.addOutput(
@@ -124,7 +126,11 @@ export class BashEventService {
         command: request.command,
         cwd: request.cwd,
         timeoutMs: request.timeoutSeconds * 1000,
-        env: commandEnvironment({ ...request.env, ...this.options.environment }),
+        env: commandEnvironment({
+          ...this.options.sandbox?.proxyEnvironment(`command-${commandId}`),
+          ...request.env,
+          ...this.options.environment,
+        }),
         extendEnv: false,
         stdin: request.stdin ? 'pipe' : 'ignore',
         maxOutputBytes: request.captureOutput ? DEFAULT_MAX_OUTPUT_BYTES : 0,
@@ -136,14 +142,16 @@ export class BashEventService {
     }
     const { handle } = launched;
     const { stored } = this.#add(
-      this.#store.addCommand({
-        command: request.command,
-        cwd: request.cwd == null ? null : launched.cwd,
-        timeout: request.timeoutSeconds,
-      }),
+      this.#store.addCommand(
+        {
+          command: request.command,
+          cwd: request.cwd == null ? null : launched.cwd,
+          timeout: request.timeoutSeconds,
+        },
+        commandId,
+      ),
     );
     const event = stored.event as BashCommandWire;
-    commandId = event.id;
     const memory = watchCommandMemory(
       this.options.watchProcessTree,
       commandId,

@@ -80,9 +80,12 @@ export class BashEventStore {
   }
 
   /** Records a new command's `BashCommand` event. */
-  addCommand(fields: Pick<BashCommandWire, 'command' | 'cwd' | 'timeout'>): AppendedBashEvent {
+  addCommand(
+    fields: Pick<BashCommandWire, 'command' | 'cwd' | 'timeout'>,
+    id: string = newHexId(),
+  ): AppendedBashEvent {
     const { micros, timestamp } = this.#clock.next();
-    const event: BashCommandWire = { kind: 'BashCommand', id: newHexId(), timestamp, ...fields };
+    const event: BashCommandWire = { kind: 'BashCommand', id, timestamp, ...fields };
     return this.#append({ event }, micros);
   }
 

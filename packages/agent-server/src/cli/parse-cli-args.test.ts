@@ -192,6 +192,19 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['--', '--port', '9000'], {})).toMatchObject({ options: { port: 9000 } });
   });
 
+  it('turns --allow-host into a sandbox with an egress allow-list', () => {
+    const command = parseCliArgs(
+      ['--allow-host', 'registry.npmjs.org', '--allow-host', '127.0.0.1:8080'],
+      {},
+    );
+    expect(command).toMatchObject({
+      kind: 'serve',
+      options: {
+        sandbox: { network: true, allowHosts: ['registry.npmjs.org', '127.0.0.1:8080'] },
+      },
+    });
+  });
+
   it('answers help and version', () => {
     expect(parseCliArgs(['--help'], {})).toEqual({ kind: 'help' });
     expect(parseCliArgs(['-v'], {})).toEqual({ kind: 'version' });
@@ -220,6 +233,11 @@ describe('parseCliArgs', () => {
       ],
       [['--no-sandbox-network'], '--no-sandbox-network needs --sandbox'],
       [['--sandbox-writable', '/x'], '--sandbox-writable needs --sandbox'],
+      [['--allow-host', ''], '--allow-host must not be empty'],
+      [
+        ['--allow-host', 'example.com', '--sandbox', '--no-sandbox-network'],
+        '--allow-host and --no-sandbox-network exclude each other',
+      ],
     ];
     for (const [args, message] of cases) {
       expect(() => parseCliArgs(args, {}), args.join(' ')).toThrow(CliUsageError);

@@ -38,6 +38,9 @@ Options:
                                working directory and the system (read-only); implies
                                --confine-to-working-dir (Linux, needs bubblewrap)
   --no-sandbox-network         Commands in the sandbox get no network
+  --allow-host <host[:port]>   Egress allow-list: sandboxed commands, the kernel and the browser
+                               reach only these hosts, through the server's HTTP/HTTPS proxy
+                               (ports 80 and 443 without a port); repeatable; implies --sandbox
   --sandbox-read-only <path>   More host paths the sandbox sees read-only; repeatable
   --sandbox-writable <path>    More host paths the sandbox sees read-write; repeatable
   --runtime-dir <dir>          Where the server journals what it owns, for clean-up after a
@@ -137,7 +140,11 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     extensions: values.extensions ?? true,
     plugins: (values.plugin ?? []).map((plugin) => nonEmpty('--plugin', plugin)),
   };
-  const sandboxed = values.sandbox === true;
+  const allowHosts = values['allow-host']?.map((host) => nonEmpty('--allow-host', host));
+  if (allowHosts !== undefined && values['sandbox-network'] === false) {
+    throw new CliUsageError('--allow-host and --no-sandbox-network exclude each other');
+  }
+  const sandboxed = values.sandbox === true || allowHosts !== undefined;
   const sandboxFlags = ['sandbox-network', 'sandbox-read-only', 'sandbox-writable'] as const;
   for (const flag of sandboxFlags) {
     if (!sandboxed && values[flag] !== undefined) {
@@ -151,6 +158,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       network: values['sandbox-network'] ?? true,
       readOnlyPaths: absolutePaths('--sandbox-read-only', values['sandbox-read-only']),
       writablePaths: absolutePaths('--sandbox-writable', values['sandbox-writable']),
+      ...(allowHosts !== undefined && { allowHosts }),
     };
   }
   const runtimeDir = values['runtime-dir'];
@@ -224,6 +232,7 @@ function parse(args: readonly string[]) {
       'sandbox-network': { type: 'boolean' },
       'sandbox-read-only': { type: 'string', multiple: true },
       'sandbox-writable': { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
       'runtime-dir': { type: 'string' },
       'max-connections': { type: 'string' },
       'max-concurrent-commands': { type: 'string' },

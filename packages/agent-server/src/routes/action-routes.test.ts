@@ -171,6 +171,38 @@ describe('POST /execute_action', () => {
     expect(edit.body.content).toMatch(/^ERROR:\n/);
   });
 
+  it('lists and edits only inside the working directory with the file editor when confined', async () => {
+    const view = (target: string) =>
+      post(confined, { action: 'read', args: { path: target, impl_source: 'oh_aci' } });
+    await mkdir(path.join(confined.dir, 'listed', 'inner'), { recursive: true });
+    await writeFile(path.join(confined.dir, 'listed', 'inner', 'deep.txt'), 'deep\n');
+    await writeFile(path.join(confined.dir, 'listed', '.hidden'), 'h\n');
+    await symlink('/etc', path.join(confined.dir, 'listed', 'etc-link'));
+    const inside = await view(path.join(confined.dir, 'listed'));
+    expect(inside.body.content).toContain(`${path.join(confined.dir, 'listed', 'inner')}/\n`);
+    expect(inside.body.content).toContain(path.join(confined.dir, 'listed', 'inner', 'deep.txt'));
+    // The link is listed as an entry, never entered; the hidden file is counted, not shown.
+    expect(inside.body.content).toContain(path.join(confined.dir, 'listed', 'etc-link'));
+    expect(inside.body.content).not.toContain('hostname');
+    expect(inside.body.content).toContain('1 hidden files/directories');
+    for (const outside of [
+      '/etc',
+      '/',
+      path.join(confined.dir, 'listed', 'etc-link'),
+      `${confined.dir}/..`,
+    ]) {
+      const { body } = await view(outside);
+      expect(body.content, outside).toMatch(/^ERROR:\n.*outside the working directory/s);
+      expect(body.content, outside).not.toContain('passwd');
+    }
+    const created = await post(confined, {
+      action: 'edit',
+      args: { path: '/tmp/editor-outside.txt', command: 'create', file_text: 'x\n' },
+    });
+    expect(created.body.content).toMatch(/^ERROR:\n.*outside the working directory/s);
+    await expect(stat('/tmp/editor-outside.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('answers plugin actions of a server without plugins with PLUGIN_DISABLED', async () => {
     const { status, body } = await execute({ action: 'run_ipython', args: { code: '1 + 1' } });
     expect(status).toBe(200);

@@ -1,15 +1,8 @@
-import {
-  type ReadGitChangesOptions,
-  readGitChanges,
-  readGitDiff,
-  WorkspaceError,
-} from '@agent-workspace/core';
-import { type DirectoryHandle, openDirectory, PROC_FD_WALKS } from '@agent-workspace/core/internal';
+import { WorkspaceError } from '@agent-workspace/core';
 import {
   AGENT_SERVER_ROUTES,
   clientPathSchema,
   GIT_CHANGES_TRUNCATED_HEADER,
-  type GitChangesTruncation,
   gitChangeWireSchema,
   gitDiffWireSchema,
 } from '@agent-workspace/protocol';
@@ -18,6 +11,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
+import { readServerGitChanges, readServerGitDiff } from '../git/server-git.js';
 
 const changesQuerySchema = z.object({
   path: clientPathSchema.describe(
@@ -36,24 +30,7 @@ const diffQuerySchema = z.object({
     .describe('Base commit sha (not with ref)'),
 });
 
-/**
- * Runs a git read, answering 400 `{"detail": message}` for bad arguments and git failures and
- * 403 for what confinement refuses.
- */
-async function gitRead<T>(read: () => Promise<T>, directory: DirectoryHandle): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    const answer = gitHttpError(error);
-    // Messages name the real path, not the descriptor path git was given.
-    if (answer instanceof HttpError && typeof answer.detail === 'string') {
-      const detail = answer.detail.replaceAll(`${directory.ref}/`, `${directory.realPath()}/`);
-      throw new HttpError(answer.statusCode, detail);
-    }
-    throw answer;
-  }
-}
-
+/** 403 for what confinement refuses; 400 with git's message for bad arguments and git failures. */
 function gitHttpError(error: unknown): unknown {
   if (WorkspaceError.isInstance(error, 'FORBIDDEN')) return new HttpError(403, error.message);
   if (
@@ -64,34 +41,6 @@ function gitHttpError(error: unknown): unknown {
     return new HttpError(400, error.message);
   }
   return error;
-}
-
-/** The real working directory git reads must stay in, when the server is confined. */
-function confineTo(context: ServerContext): string | undefined {
-  return context.options.confineToWorkingDir ? context.paths.rootRealPath : undefined;
-}
-
-/** The server's bounds of the nested-repository search (core's defaults where unset). */
-function searchLimits(context: ServerContext): ReadGitChangesOptions['searchLimits'] {
-  const { options } = context;
-  return {
-    maxDepth: options.gitSearchMaxDepth,
-    maxRepositories: options.gitSearchMaxRepositories,
-    maxDirectories: options.gitSearchMaxDirectories,
-    timeoutMs:
-      options.gitSearchTimeoutSeconds === undefined
-        ? undefined
-        : options.gitSearchTimeoutSeconds * 1000,
-  };
-}
-
-/**
- * The path git and the file reads work with for a directory opened through the walker: on Linux
- * without a sandbox the open directory itself (`/proc/self/fd/<fd>`, which child processes enter
- * before running), so the directory checked is the one read; otherwise its real path.
- */
-function workPath(directory: DirectoryHandle, context: ServerContext): string {
-  return PROC_FD_WALKS && context.sandbox === undefined ? directory.ref : directory.realPath();
 }
 
 /**
@@ -120,34 +69,12 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
     async (request, reply) => {
       context.touch();
       const { path, ref } = request.query;
-      let directory: DirectoryHandle;
       try {
-        directory = openDirectory(context.paths, path, 'path');
-      } catch (error) {
-        // As OpenHands: a missing directory has no changes.
-        if (WorkspaceError.isInstance(error, 'NOT_FOUND')) return [];
-        throw gitHttpError(error);
-      }
-      let truncation: GitChangesTruncation | undefined;
-      try {
-        const changes = await gitRead(
-          () =>
-            readGitChanges({
-              path: workPath(directory, context),
-              sandbox: context.sandbox,
-              confineTo: confineTo(context),
-              searchLimits: searchLimits(context),
-              onTruncated: (bound) => {
-                truncation = bound;
-              },
-              ...(ref !== undefined && { ref }),
-            }),
-          directory,
-        );
+        const { changes, truncation } = await readServerGitChanges(context, { path, ref });
         if (truncation !== undefined) reply.header(GIT_CHANGES_TRUNCATED_HEADER, truncation);
         return changes;
-      } finally {
-        directory.close();
+      } catch (error) {
+        throw gitHttpError(error);
       }
     },
   );
@@ -158,30 +85,10 @@ export function registerGitRoutes(scope: FastifyInstance, context: ServerContext
     async (request) => {
       context.touch();
       const { path, ref, commit } = request.query;
-      const walk = context.paths.begin(path, 'path', { stopAtMissing: true });
-      let end: ReturnType<typeof context.paths.walk>;
       try {
-        end = context.paths.walk(walk);
-        context.paths.assertInside(end.parent.realPath(), walk);
+        return await readServerGitDiff(context, { path, ref, commit });
       } catch (error) {
         throw gitHttpError(error);
-      }
-      try {
-        if (end.name === undefined) throw new HttpError(400, `path is a directory: ${path}`);
-        const target = `${workPath(end.parent, context)}/${end.name}`;
-        return await gitRead(
-          () =>
-            readGitDiff({
-              path: target,
-              sandbox: context.sandbox,
-              confineTo: confineTo(context),
-              ...(ref !== undefined && { ref }),
-              ...(commit !== undefined && { commit }),
-            }),
-          end.parent,
-        );
-      } finally {
-        end.parent.close();
       }
     },
   );

@@ -8,6 +8,8 @@ import {
   WORKSPACE_IDENTITY_CAPABILITY,
 } from '@agent-workspace/protocol';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { resolveAgentServerOptions } from '../agent-server-options.js';
+import { describeTrustBoundary, UNCONFINED_CODE_WARNING } from '../app/describe-trust-boundary.js';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { VERSION } from '../version.js';
 import { CONFINE_TO_WORKING_DIR_CAPABILITY } from './server-details-routes.js';
@@ -76,6 +78,13 @@ describe('server details routes', () => {
         process_trees: [],
         process_tree_memory_limit_bytes: null,
       },
+      trust_boundary: {
+        paths: 'unconfined',
+        code_execution: 'unconfined',
+        network: 'host',
+        allowed_hosts: [],
+        warnings: [expect.stringContaining('paths are not confined'), UNCONFINED_CODE_WARNING],
+      },
     };
     for (const route of ['/server_info', '/']) {
       const { status, body } = await getJson(`${t.url}${route}`);
@@ -122,6 +131,43 @@ describe('server details routes', () => {
       CONFINE_TO_WORKING_DIR_CAPABILITY,
     ]);
     expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);
+  });
+
+  it('says what confines paths, code execution and network in trust_boundary', async () => {
+    const boundary = async (options: Parameters<typeof startTestServer>[0]) => {
+      const t = await start(options);
+      const { body } = await getJson(`${t.url}/server_info`);
+      expect(serverInfoFromWire(body).trustBoundary).toEqual(
+        (body as Record<string, unknown>).trust_boundary,
+      );
+      return (body as { trust_boundary: unknown }).trust_boundary;
+    };
+    expect(await boundary({ confineToWorkingDir: true })).toEqual({
+      paths: 'confined',
+      code_execution: 'unconfined',
+      network: 'host',
+      allowed_hosts: [],
+      warnings: [UNCONFINED_CODE_WARNING],
+    });
+    // Options decide it; the sandbox itself is started (and checked) by the sandboxed suites.
+    expect(
+      describeTrustBoundary(
+        resolveAgentServerOptions({ sandbox: { allowHosts: ['registry.npmjs.org'] } }),
+      ),
+    ).toEqual({
+      paths: 'confined',
+      code_execution: 'sandbox',
+      network: 'allow_list',
+      allowed_hosts: ['registry.npmjs.org'],
+      warnings: [],
+    });
+    expect(
+      describeTrustBoundary(resolveAgentServerOptions({ sandbox: { network: false } })),
+    ).toMatchObject({ network: 'none', warnings: [] });
+    expect(describeTrustBoundary(resolveAgentServerOptions({ sandbox: {} }))).toMatchObject({
+      network: 'host',
+      warnings: [expect.stringContaining('shares the host network')],
+    });
   });
 
   it('reports watched command trees and the memory limit in resources', async () => {

@@ -12,6 +12,7 @@ import {
   WORKSPACE_IDENTITY_CAPABILITY,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
+import { describeTrustBoundary } from '../app/describe-trust-boundary.js';
 import type { ServerContext } from '../app/server-context.js';
 import { VERSION } from '../version.js';
 
@@ -26,8 +27,9 @@ export const COMMAND_SANDBOX_CAPABILITY = 'agent_workspace.command_sandbox_v1';
  * `/server_info` and `/` (the same `ServerInfo`). The build sha and ref come from
  * `AGENT_SERVER_BUILD_GIT_SHA` / `_REF` (or OpenHands' `OPENHANDS_BUILD_GIT_SHA` / `_REF`);
  * `capabilities` lists our extensions only when `options.extensions` is on, the ready runtime
- * plugins' among them; `plugins` lists every plugin with its state and `resources` the memory of
- * the server and of the process trees it watches.
+ * plugins' among them; `plugins` lists every plugin with its state, `resources` the memory of
+ * the server and of the process trees it watches, and `trust_boundary` what confines paths, code
+ * execution and network (saying plainly when code execution is not confined).
  */
 export function registerServerDetailsRoutes(app: FastifyInstance, context: ServerContext): void {
   const env = process.env;
@@ -44,6 +46,7 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
         ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
       ]
     : [];
+  const trustBoundary = describeTrustBoundary(context.options);
   const tags = ['Server Details'];
   const health = {
     schema: { tags, security: [], response: { 200: healthStatusSchema } },
@@ -92,6 +95,7 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
         })),
         process_tree_memory_limit_bytes: memory.limitBytes ?? null,
       },
+      trust_boundary: trustBoundary,
     };
   };
   const info = { schema: { tags, security: [], response: { 200: serverInfoWireSchema } } };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +59,8 @@ describe('InstanceRegistry', () => {
       path.join(runtimeDir, `${dead}.jsonl`),
       `${JSON.stringify({ pid: 2 ** 22 + 7, start: '1', boot: '' })}\n${JSON.stringify({ created: leftover })}\n${JSON.stringify({ created: unrelated })}\n{"torn`,
     );
+    // And its private directory (the plugins' files).
+    await mkdir(path.join(runtimeDir, `${dead}.d`, 'plugins', 'python'), { recursive: true });
     // Its command left a background process carrying its marker.
     const orphan = spawn('sleep', ['1000'], {
       env: { ...process.env, [INSTANCE_VARIABLE]: dead },
@@ -69,9 +71,19 @@ describe('InstanceRegistry', () => {
     const { registry: live, sweep } = await InstanceRegistry.open(runtimeDir);
     const { registry, sweep: again } = await InstanceRegistry.open(runtimeDir);
     try {
-      expect(sweep).toEqual({ instances: 1, processes: 1, temporaryFiles: 1 });
+      expect(sweep).toEqual({
+        instances: 1,
+        processes: 1,
+        temporaryFiles: 1,
+        privateDirectories: 1,
+      });
       // The second start finds a live instance, not a dead one.
-      expect(again).toEqual({ instances: 0, processes: 0, temporaryFiles: 0 });
+      expect(again).toEqual({
+        instances: 0,
+        processes: 0,
+        temporaryFiles: 0,
+        privateDirectories: 0,
+      });
       await orphanExited;
       expect(alive(orphan.pid as number)).toBe(false);
       expect(existsSync(leftover)).toBe(false);
@@ -83,6 +95,16 @@ describe('InstanceRegistry', () => {
       await registry.close();
       await live.close();
     }
+  });
+
+  it('gives each instance a private directory and removes it on close', async () => {
+    const { registry } = await InstanceRegistry.open(runtimeDir);
+    const dir = registry.privateDirectory();
+    expect(dir).toBe(path.join(runtimeDir, `${registry.id}.d`));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    writeFileSync(path.join(dir, 'kernel.json'), '{}');
+    await registry.close();
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('ends the processes its own commands left when it closes', async () => {

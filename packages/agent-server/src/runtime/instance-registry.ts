@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -33,6 +35,8 @@ export interface SweepReport {
   processes: number;
   /** Their temporary upload files, removed. */
   temporaryFiles: number;
+  /** Their private directories (`<id>.d`, the plugins' files), removed. */
+  privateDirectories: number;
 }
 
 /** The default runtime directory: `$XDG_RUNTIME_DIR/agent-server`, else `<tmp>/agent-server-<uid>`. */
@@ -88,6 +92,18 @@ export class InstanceRegistry {
     return { [INSTANCE_VARIABLE]: this.id };
   }
 
+  /**
+   * This instance's private directory, `<runtimeDir>/<id>.d` (mode 0700, created on first use):
+   * for files of its own that must outlive no crash, such as the runtime plugins' when the
+   * server has no state directory. `close()` removes it, and so does the sweep of a dead
+   * instance.
+   */
+  privateDirectory(): string {
+    const dir = privateDirectoryOf(this.runtimeDir, this.id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
   /** Records that a temporary file was created (`created`) or renamed or removed (`gone`). */
   temporaryFile(event: 'created' | 'gone', file: string): void {
     if (event === 'created') this.#temporaryFiles.add(file);
@@ -99,6 +115,7 @@ export class InstanceRegistry {
   async close(): Promise<number> {
     const ended = await endProcesses(findMarkedProcesses(INSTANCE_VARIABLE, this.id));
     for (const file of this.#temporaryFiles) removeTemporaryFile(file);
+    rmSync(privateDirectoryOf(this.runtimeDir, this.id), { recursive: true, force: true });
     closeSync(this.#fd);
     unlinkSync(this.#file);
     return ended;
@@ -144,7 +161,12 @@ function preparePrivateDirectory(dir: string): void {
 
 /** Ends the processes and removes the temporary files of every dead instance in `dir`. */
 async function sweepDeadInstances(dir: string): Promise<SweepReport> {
-  const report: SweepReport = { instances: 0, processes: 0, temporaryFiles: 0 };
+  const report: SweepReport = {
+    instances: 0,
+    processes: 0,
+    temporaryFiles: 0,
+    privateDirectories: 0,
+  };
   for (const entry of readdirSync(dir)) {
     const match = /^([0-9a-f]{32})\.jsonl$/.exec(entry);
     if (!match) continue;
@@ -158,9 +180,19 @@ async function sweepDeadInstances(dir: string): Promise<SweepReport> {
     for (const temporary of journal.temporaryFiles) {
       if (removeTemporaryFile(temporary)) report.temporaryFiles++;
     }
+    const privateDir = privateDirectoryOf(dir, match[1] as string);
+    if (existsSync(privateDir)) {
+      rmSync(privateDir, { recursive: true, force: true });
+      report.privateDirectories++;
+    }
     unlinkSync(file);
   }
   return report;
+}
+
+/** The private directory of instance `id` in the runtime directory `dir`. */
+function privateDirectoryOf(dir: string, id: string): string {
+  return path.join(dir, `${id}.d`);
 }
 
 /** Reads a journal; lines torn by a crash are skipped. */

@@ -105,7 +105,7 @@ function isDirectory(target: string): boolean {
 }
 
 /** True when absolute `candidate` is `parent` or below it. */
-function isSameOrInside(candidate: string, parent: string): boolean {
+export function isSameOrInside(candidate: string, parent: string): boolean {
   const relative = path.posix.relative(parent, candidate);
   return relative === '' || (!relative.startsWith('..') && !path.posix.isAbsolute(relative));
 }

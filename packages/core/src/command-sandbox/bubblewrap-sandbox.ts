@@ -1,5 +1,5 @@
 import { readlinkSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -7,7 +7,11 @@ import { SYSTEM_PATH } from '../internal/process/find-executable.js';
 import { signalProcessGroup } from '../internal/process/kill-process-group.js';
 import { spawnChild } from '../internal/process/spawn-child.js';
 import type { CommandSandbox, ProcessLaunch } from '../workspace/command-sandbox.js';
-import { holderArguments } from './bubblewrap-arguments.js';
+import { holderArguments, isSameOrInside } from './bubblewrap-arguments.js';
+import { EgressAllowList } from './egress-allow-list.js';
+import { type EgressBridge, startEgressBridge } from './egress-bridge.js';
+import { EGRESS_SOURCE_PATTERN, type EgressPolicy, type EgressRefusal } from './egress-policy.js';
+import type { EgressProxy } from './egress-proxy.js';
 import { type SandboxTools, sandboxTools, sandboxUnsupportedReason } from './sandbox-tools.js';
 import { type SandboxHolder, startHolder } from './start-holder.js';
 
@@ -15,8 +19,18 @@ import { type SandboxHolder, startHolder } from './start-holder.js';
 export interface BubblewrapSandboxOptions {
   /** Absolute, existing directory: read-write inside, at the same path. */
   workingDir: string;
-  /** Share the host's network (default `true`); `false` leaves only a private loopback. */
-  network?: boolean | undefined;
+  /**
+   * `true` (default): share the host's network. `false`: an own network namespace with only a
+   * private loopback. `{ allowHosts }`: an own network namespace whose only way out is an
+   * HTTP/HTTPS proxy in this process that lets through the listed hosts alone (see
+   * {@link EgressPolicy}; commands find it through {@link BubblewrapSandbox.proxyEnvironment}).
+   */
+  network?: boolean | EgressPolicy | undefined;
+  /**
+   * Called for each request the egress proxy refused (with an egress policy only), for a log
+   * line; what it throws is ignored.
+   */
+  onEgressRefused?: ((refusal: EgressRefusal) => void) | undefined;
   /** More absolute host paths to show read-only, at the same path. */
   readOnlyPaths?: readonly string[] | undefined;
   /** More absolute host paths to show read-write, at the same path. */
@@ -31,6 +45,15 @@ export interface StartBubblewrapSandboxOptions extends BubblewrapSandboxOptions 
 
 /** How long `close()` waits for bwrap to exit after its pid 1 was killed, before killing it. */
 const HOLDER_EXIT_TIMEOUT_MS = 5_000;
+
+/** What `NO_PROXY` lists: the sandbox's own loopback, reached directly. */
+const NO_PROXY = 'localhost,127.0.0.1,::1';
+
+/** The egress proxy of a sandbox with a policy and the bridge that reaches it from inside. */
+interface Egress {
+  proxy: EgressProxy;
+  bridge: EgressBridge | undefined;
+}
 
 /**
  * Signals that reach a command's whole process group but must not end the relays between this
@@ -57,7 +80,9 @@ const STATUS_CONVERTER = 'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); exit $?'
  *   `/sbin` links or directories (read-only), a fresh `/dev`, `/proc` and empty `/tmp`; HOME is
  *   an empty tmpfs. Other user data (other home directories, the host's `/tmp`) is not there.
  * - Own pid, ipc and uts namespaces; with `network: false` also an own network namespace with
- *   only loopback.
+ *   only loopback; with `network: { allowHosts }` an own network namespace whose only way out
+ *   is an HTTP/HTTPS proxy in this process, reached through a bridge on the sandbox's loopback
+ *   (see {@link BubblewrapSandbox.proxyEnvironment}).
  * - Commands run without capabilities and with `no_new_privs`. Started by root they run as root
  *   (uid 0, no capabilities); started by another user, bwrap makes a user namespace and
  *   commands see themselves as uid 0 inside it, mapped to that user (like rootless containers).
@@ -65,7 +90,10 @@ const STATUS_CONVERTER = 'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); exit $?'
  */
 export class BubblewrapSandbox implements CommandSandbox {
   readonly workingDir: string;
+  /** `true` with the host's network; `false` with loopback only or an egress policy. */
   readonly network: boolean;
+  /** The egress policy's entries, normalised (`example.com:8080`); `undefined` without one. */
+  readonly allowHosts: readonly string[] | undefined;
   /** Host pid of the sandbox's pid 1; every process inside is gone once it is. */
   readonly pid: number;
   /** True when commands run in a user namespace (the sandbox was started by a non-root user). */
@@ -74,17 +102,26 @@ export class BubblewrapSandbox implements CommandSandbox {
   /** Every argument of the host-side launch before the command's cwd, program and arguments. */
   readonly #enterPrefix: readonly string[];
   readonly #env: string;
+  readonly #egress: Egress | undefined;
   #closing: Promise<void> | undefined;
   /** Set once the holder exited: nothing can enter any more. */
   #exited = false;
 
   private constructor(
-    options: { workingDir: string; network: boolean; userNamespace: boolean },
+    options: {
+      workingDir: string;
+      network: boolean;
+      allowList: EgressAllowList | undefined;
+      userNamespace: boolean;
+    },
     holder: SandboxHolder,
     tools: SandboxTools,
+    egress: Egress | undefined,
   ) {
     this.workingDir = options.workingDir;
     this.network = options.network;
+    this.allowHosts = options.allowList?.entries.map((entry) => entry.entry);
+    this.#egress = egress;
     this.userNamespace = options.userNamespace;
     this.pid = holder.pid;
     this.#holder = holder;
@@ -138,9 +175,13 @@ export class BubblewrapSandbox implements CommandSandbox {
   /**
    * Starts the sandbox and waits until commands can enter it.
    *
+   * With an egress policy it also starts the proxy (the proxy library loads then) and the
+   * bridge inside, and waits until the bridge listens.
+   *
    * @throws WorkspaceError `NOT_SUPPORTED` off Linux or without bwrap / util-linux;
-   * `INVALID_ARGUMENT` naming the field for a relative or missing path; `SPAWN_ERROR` with
-   * bwrap's standard error when the sandbox cannot be set up; `ABORTED` when `signal` fires.
+   * `INVALID_ARGUMENT` naming the field for a relative or missing path, a bad `network` or
+   * `network.allowHosts[i]` entry; `SPAWN_ERROR` with bwrap's (or the bridge's) standard error
+   * when the sandbox cannot be set up; `ABORTED` when `signal` fires.
    */
   static async start(options: StartBubblewrapSandboxOptions): Promise<BubblewrapSandbox> {
     const tools = sandboxTools();
@@ -148,30 +189,59 @@ export class BubblewrapSandbox implements CommandSandbox {
     if (workingDir === '/') throw invalidArgument('workingDir', 'must not be /');
     const readOnlyPaths = await existingPaths(options.readOnlyPaths, 'readOnlyPaths');
     const writablePaths = await existingPaths(options.writablePaths, 'writablePaths');
-    if (options.network !== undefined && typeof options.network !== 'boolean') {
-      throw invalidArgument('network', `must be a boolean, got ${typeof options.network}`);
+    if ((options as { allowHosts?: unknown }).allowHosts !== undefined) {
+      // A caller that spreads a config of its own would otherwise get the host network silently.
+      throw invalidArgument('allowHosts', 'is not an option; give network: { allowHosts }');
     }
-    const network = options.network ?? true;
-    const home = process.env.HOME;
-    const holder = await startHolder({
-      bwrap: tools.bwrap,
-      args: holderArguments({
-        workingDir,
-        network,
-        readOnlyPaths,
-        writablePaths,
-        home: home && path.posix.isAbsolute(home) ? path.posix.resolve(home) : undefined,
-        userNamespace: process.geteuid?.() !== 0,
-        shell: tools.sh,
-      }),
-      signal: options.signal,
-    });
-    const userNamespace = inOtherUserNamespace(holder.pid);
-    const sandbox = new BubblewrapSandbox({ workingDir, network, userNamespace }, holder, tools);
+    const allowList = egressAllowList(options.network);
+    const network = allowList === undefined && options.network !== false;
+    const onRefused = options.onEgressRefused;
+    if (onRefused !== undefined && typeof onRefused !== 'function') {
+      throw invalidArgument('onEgressRefused', `must be a function, got ${typeof onRefused}`);
+    }
+    let egress: Egress | undefined;
+    let node: string | undefined;
+    if (allowList !== undefined) {
+      node = await realpath(process.execPath);
+      const { EgressProxy } = await import('./egress-proxy.js');
+      egress = { proxy: await EgressProxy.start({ allowList, onRefused }), bridge: undefined };
+      readOnlyPaths.push(egress.proxy.socketDir);
+      if (!isSameOrInside(node, '/usr')) readOnlyPaths.push(node);
+    }
+    let sandbox: BubblewrapSandbox | undefined;
     try {
+      const home = process.env.HOME;
+      const holder = await startHolder({
+        bwrap: tools.bwrap,
+        args: holderArguments({
+          workingDir,
+          network,
+          readOnlyPaths,
+          writablePaths,
+          home: home && path.posix.isAbsolute(home) ? path.posix.resolve(home) : undefined,
+          userNamespace: process.geteuid?.() !== 0,
+          shell: tools.sh,
+        }),
+        signal: options.signal,
+      });
+      const userNamespace = inOtherUserNamespace(holder.pid);
+      sandbox = new BubblewrapSandbox(
+        { workingDir, network, allowList, userNamespace },
+        holder,
+        tools,
+        egress,
+      );
       await sandbox.#probe(tools.sh);
+      if (egress !== undefined && node !== undefined) {
+        egress.bridge = await startEgressBridge({
+          sandbox,
+          node,
+          socketPath: egress.proxy.socketPath,
+          signal: options.signal,
+        });
+      }
     } catch (error) {
-      await sandbox.close();
+      await (sandbox ? sandbox.close() : egress?.proxy.close());
       throw error;
     }
     return sandbox;
@@ -200,7 +270,43 @@ export class BubblewrapSandbox implements CommandSandbox {
     };
   }
 
-  /** Kills every process in the sandbox and waits for the holder to exit. Idempotent. */
+  /**
+   * Variables that send a command's HTTP and HTTPS clients through the egress proxy, with
+   * `source` as the proxy user name that refusals report: `HTTP_PROXY`, `HTTPS_PROXY`,
+   * `http_proxy`, `https_proxy` = `http://<source>@127.0.0.1:<bridge port>`; `NO_PROXY`,
+   * `no_proxy` = `localhost,127.0.0.1,::1` (the sandbox's own loopback, reached directly; so a
+   * listed loopback host of this machine is reached only by a client that bypasses `NO_PROXY`,
+   * e.g. `curl --noproxy ''`); `NODE_USE_ENV_PROXY=1` (Node 24 and later honour the others
+   * then). No `ALL_PROXY`: clients read it as SOCKS as often as HTTP. `{}` without a policy.
+   *
+   * @throws WorkspaceError `INVALID_ARGUMENT` (field `source`) unless `source` is 1 to 64 of
+   * `A-Z a-z 0-9 . _ ~ -`.
+   */
+  proxyEnvironment(source: string): Record<string, string> {
+    if (typeof source !== 'string' || !EGRESS_SOURCE_PATTERN.test(source)) {
+      throw invalidArgument(
+        'source',
+        `must be 1 to 64 letters, digits, ".", "_", "~" or "-", got ${JSON.stringify(source)}`,
+      );
+    }
+    const port = this.#egress?.bridge?.port;
+    if (port === undefined) return {};
+    const url = `http://${source}@127.0.0.1:${port}`;
+    return {
+      HTTP_PROXY: url,
+      HTTPS_PROXY: url,
+      http_proxy: url,
+      https_proxy: url,
+      NO_PROXY,
+      no_proxy: NO_PROXY,
+      NODE_USE_ENV_PROXY: '1',
+    };
+  }
+
+  /**
+   * Kills every process in the sandbox (the egress bridge too) and waits for the holder to exit,
+   * then stops the egress proxy and removes its socket directory. Idempotent.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const holder = this.#holder.process;
@@ -224,6 +330,13 @@ export class BubblewrapSandbox implements CommandSandbox {
         signalProcessGroup(holder.pid, 'SIGKILL');
         await holder.exit.catch(() => {});
       }
+      const bridge = this.#egress?.bridge?.process;
+      if (bridge?.pid !== undefined) {
+        // Its process inside died with the pid namespace; end the host side that entered.
+        signalProcessGroup(bridge.pid, 'SIGKILL');
+        await bridge.exit.catch(() => {});
+      }
+      await this.#egress?.proxy.close();
     })();
     return this.#closing;
   }
@@ -263,6 +376,29 @@ function signalProcess(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // ESRCH: already gone.
   }
+}
+
+/**
+ * The allow-list of `network` when it is an egress policy; `undefined` for a boolean or nothing.
+ *
+ * @throws WorkspaceError `INVALID_ARGUMENT` naming `network` or `network.allowHosts[i]`.
+ */
+function egressAllowList(network: unknown): EgressAllowList | undefined {
+  if (network === undefined || typeof network === 'boolean') return undefined;
+  if (typeof network !== 'object' || network === null || Array.isArray(network)) {
+    throw invalidArgument(
+      'network',
+      `must be a boolean or { allowHosts: string[] }, got ${Array.isArray(network) ? 'an array' : typeof network}`,
+    );
+  }
+  const extra = Object.keys(network).filter((key) => key !== 'allowHosts');
+  if (extra.length > 0) {
+    throw invalidArgument(
+      'network',
+      `has unknown fields (${extra.join(', ')}); it takes only allowHosts`,
+    );
+  }
+  return EgressAllowList.parse((network as EgressPolicy).allowHosts, 'network.allowHosts');
 }
 
 /** Whether `pid` is in another user namespace than this process (bwrap made one). */

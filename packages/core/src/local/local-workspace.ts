@@ -34,12 +34,18 @@ export interface LocalWorkspaceOptions {
   env?: Record<string, string>;
   /**
    * Run commands and git in a {@link BubblewrapSandbox} around `workingDir` (Linux only):
-   * `true`, or its `network`, `readOnlyPaths` and `writablePaths`. Started on first use and
-   * closed by `close()`. It confines commands and git, not this process's own `fileUpload` /
-   * `fileDownload` calls, which stay host-side.
+   * `true`, or its `network` (`true`, `false` or `{ allowHosts }`), `onEgressRefused`,
+   * `readOnlyPaths` and `writablePaths`. Started on first use and closed by `close()`. With
+   * `network: { allowHosts }` every command gets the sandbox's proxy variables
+   * (`proxyEnvironment('command')`) under the workspace's and its own `env`. It confines
+   * commands and git, not this process's own `fileUpload` / `fileDownload` calls, which stay
+   * host-side.
    */
   sandbox?: true | LocalSandboxOptions | undefined;
 }
+
+/** The proxy user name of a {@link LocalWorkspace}'s commands (see `proxyEnvironment`). */
+const COMMAND_EGRESS_SOURCE = 'command';
 
 /** Sandbox options of a {@link LocalWorkspace}; its working dir is the workspace's. */
 export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
@@ -88,7 +94,7 @@ export class LocalWorkspace extends BaseWorkspace implements DirectoryTransfer {
     const sandbox = await this.#commandSandbox();
     return runLocalCommand({
       ...request,
-      env: { ...this.#env, ...request.env },
+      env: { ...sandbox?.proxyEnvironment(COMMAND_EGRESS_SOURCE), ...this.#env, ...request.env },
       signal: request.signal ? AbortSignal.any([request.signal, closing]) : closing,
       maxOutputBytes: this.#maxOutputBytes,
       sandbox,

@@ -15,7 +15,10 @@ export interface ProcessLaunch {
 export interface CommandSandbox extends AsyncDisposable {
   /** The directory commands may read and write; inside the sandbox it has the same path. */
   readonly workingDir: string;
-  /** Whether commands reach the host's network. */
+  /**
+   * Whether commands reach the host's network directly; `false` both for loopback only and for
+   * an egress policy (where they reach listed hosts through a proxy).
+   */
   readonly network: boolean;
   /**
    * The host-side launch that runs `launch` inside the sandbox.
@@ -23,6 +26,18 @@ export interface CommandSandbox extends AsyncDisposable {
    * @throws WorkspaceError `SANDBOX_EXITED` once the sandbox was closed or died.
    */
   wrap(launch: ProcessLaunch): ProcessLaunch;
+  /**
+   * Variables that send a launch's HTTP and HTTPS clients through the sandbox's egress proxy,
+   * with `source` (who asks: `bash`, `kernel`, ...) as the proxy user name, so each refusal
+   * names it: `HTTP_PROXY`, `HTTPS_PROXY`, `http_proxy`, `https_proxy`
+   * (`http://<source>@127.0.0.1:<port>`), `NO_PROXY`, `no_proxy` (`localhost,127.0.0.1,::1`:
+   * the sandbox's own loopback) and `NODE_USE_ENV_PROXY=1`. An empty object when the sandbox has
+   * no egress policy. Merge them under the launch's own variables.
+   *
+   * @throws WorkspaceError `INVALID_ARGUMENT` (field `source`) unless `source` is 1 to 64 of
+   * `A-Z a-z 0-9 . _ ~ -`.
+   */
+  proxyEnvironment(source: string): Record<string, string>;
   /** Kills every process in the sandbox and waits until it is gone. Idempotent. */
   close(): Promise<void>;
 }

@@ -14,6 +14,14 @@ export {
   type ContainerSpecFields,
   containerEnvironment,
 } from '../workspace/build-container-spec.js';
+export {
+  type ContainerSandbox,
+  containerSandboxSchema,
+  MAX_ALLOW_HOSTS,
+  SANDBOX_SECCOMP_PROFILE,
+  sandboxHostConfig,
+  sandboxServerFlags,
+} from '../workspace/container-sandbox.js';
 export { containerSandboxState } from '../workspace/container-sandbox-state.js';
 export { type DockerErrorOptions, dockerError, dockerStatus } from '../workspace/docker-error.js';
 export {

@@ -18,6 +18,8 @@ import { toImageError } from './to-image-error.js';
 
 /** Debian packages of the base image besides minbase (bash is part of minbase). */
 export const BASE_IMAGE_PACKAGES: readonly string[] = [
+  // The agent-server's command sandbox (`--sandbox`, `--allow-host`).
+  'bubblewrap',
   'ca-certificates',
   'git',
   // The C++ runtime the official Node binaries link against.

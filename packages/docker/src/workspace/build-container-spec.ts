@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { sandboxHostConfig, sandboxServerFlags } from './container-sandbox.js';
 import type { ResolvedDockerWorkspaceOptions } from './docker-workspace-options.js';
 
 /** The port the agent-server listens on inside the container. */
@@ -17,6 +18,7 @@ export type ContainerSpecFields = Pick<
   | 'resources'
   | 'extraPorts'
   | 'publishAddress'
+  | 'sandbox'
 > & {
   /** The container's working directory; the image's when unset. */
   workingDir?: string | undefined;
@@ -70,7 +72,9 @@ export type BuildContainerSpecOptions = {
 /**
  * The body of `POST /containers/create`: every port published on `publishAddress` with
  * `HostPort: ''` so Docker picks a free one when it binds (no check-then-bind race), the
- * session key (or its hash) in the environment, an init process, mounts, network and limits.
+ * session key (or its hash) in the environment, an init process, mounts, network and limits;
+ * with `sandbox`, the agent-server's sandbox flags after `command` and the security options its
+ * bubblewrap needs.
  */
 export function buildContainerSpec({
   options,
@@ -80,9 +84,11 @@ export function buildContainerSpec({
 }: BuildContainerSpecOptions): Docker.ContainerCreateOptions {
   const ports = [AGENT_SERVER_PORT, ...(options.extraPorts ?? [])].map((port) => `${port}/tcp`);
   const { memoryBytes, cpus, pidsLimit } = options.resources ?? {};
+  const sandboxFlags = options.sandbox === undefined ? [] : sandboxServerFlags(options.sandbox);
+  const command = [...(options.command ?? []), ...sandboxFlags];
   return {
     Image: options.image,
-    ...(options.command && { Cmd: options.command }),
+    ...(command.length > 0 && { Cmd: command }),
     ...(options.user && { User: options.user }),
     ...(options.workingDir && { WorkingDir: options.workingDir }),
     Env: containerEnvironment({ options, environment, ...sessionKey }),
@@ -103,6 +109,7 @@ export function buildContainerSpec({
       ...(memoryBytes !== undefined && { Memory: memoryBytes, MemorySwap: memoryBytes }),
       ...(cpus !== undefined && { NanoCpus: Math.round(cpus * 1e9) }),
       ...(pidsLimit !== undefined && { PidsLimit: pidsLimit }),
+      ...(options.sandbox !== undefined && sandboxHostConfig()),
     },
   };
 }

@@ -45,6 +45,8 @@ describe('DockerWorkspace options', () => {
     ['extraPorts.0', { image, extraPorts: [70_000] }],
     ['dockerOptions', { image, docker: { modem: {} }, dockerOptions: {} }],
     ['bogus', { image, bogus: true }],
+    ['sandbox.allowHosts', { image, sandbox: { network: false, allowHosts: ['a.example'] } }],
+    ['sandbox.allowHosts.0', { image, sandbox: { allowHosts: [''] } }],
   ];
   it.each(cases)('rejects a bad %s with INVALID_CONFIG naming it', (field, options) => {
     invalidConfig(() => new DockerWorkspace(options as unknown as DockerWorkspaceOptions), field);

@@ -3,6 +3,7 @@ import { environmentNameSchema } from '@agent-workspace/protocol';
 import Docker from 'dockerode';
 import { z } from 'zod';
 import { checkImageReference } from '../image/image-reference.js';
+import { type ContainerSandbox, containerSandboxSchema } from './container-sandbox.js';
 import { LABEL_PREFIX } from './docker-labels.js';
 
 /** The variable carrying the session key; the workspace sets it (see `sessionApiKey`). */
@@ -96,6 +97,7 @@ export const dockerWorkspaceFields = {
     .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/, 'must be a valid container name')
     .optional(),
   command: z.array(z.string()).optional(),
+  sandbox: containerSandboxSchema.optional(),
   publishAddress: z.string().min(1).default('127.0.0.1'),
   sessionApiKey: z.string().min(16).optional(),
   keepAlive: z.boolean().default(false),
@@ -168,6 +170,15 @@ export interface DockerWorkspaceOptions {
   name?: string;
   /** Arguments after the image's entrypoint (e.g. `['--host', '0.0.0.0', '--port', '8000']` for OpenHands images). */
   command?: string[];
+  /**
+   * Run what the agent does (commands, conversation tools, the kernel, the browser) in the
+   * agent-server's bubblewrap sandbox inside the container, with an egress policy: `true`,
+   * `{ network: false }` (no network) or `{ allowHosts: ['registry.npmjs.org', ...] }` (only
+   * these hosts, through the agent-server's proxy; refusals are in the container's log). The
+   * flags are appended after `command`; the container gets the security options bubblewrap
+   * needs (see `sandboxHostConfig`). Needs an image with bubblewrap (ours has it).
+   */
+  sandbox?: ContainerSandbox;
   /**
    * Host address ports are published on. @default '127.0.0.1'. Publishing on all interfaces
    * (`0.0.0.0`) exposes the agent-server to the network (the session key still guards it).

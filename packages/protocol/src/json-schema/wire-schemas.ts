@@ -61,6 +61,7 @@ import {
 } from '../models/start-conversation-request.js';
 import { successSchema } from '../models/success.js';
 import { textContentWireSchema } from '../models/text-content.js';
+import { trustBoundaryWireSchema } from '../models/trust-boundary.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
 import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
 import { workspaceIdentityWireSchema } from '../models/workspace-identity.js';
@@ -128,6 +129,7 @@ export const wireSchemas = {
   WorkspaceIdentity: { schema: workspaceIdentityWireSchema, io: 'output' },
   RuntimePluginStatus: { schema: runtimePluginStatusWireSchema, io: 'output' },
   ServerResources: { schema: serverResourcesWireSchema, io: 'output' },
+  TrustBoundary: { schema: trustBoundaryWireSchema, io: 'output' },
   ProcessTreeMemory: { schema: processTreeMemoryWireSchema, io: 'output' },
   Action: { schema: actionWireSchema, io: 'input' },
   ActionRequest: { schema: executeActionRequestWireSchema, io: 'input' },

@@ -5,6 +5,7 @@ import {
   type ServerResourcesWire,
   serverResourcesWireSchema,
 } from './runtime-plugin-status.js';
+import { type TrustBoundaryWire, trustBoundaryWireSchema } from './trust-boundary.js';
 
 /**
  * Wire shape of `GET /server_info`. Lenient: unknown fields are kept (newer OpenHands servers add
@@ -31,6 +32,8 @@ export const serverInfoWireSchema = z.looseObject({
   plugins: z.array(runtimePluginStatusWireSchema).default([]),
   /** Our addition (OpenHands' action server has its own `resources`): memory in use. */
   resources: serverResourcesWireSchema.nullable().default(null),
+  /** Our addition: what confines paths, code execution and network; `null` from other servers. */
+  trust_boundary: trustBoundaryWireSchema.nullable().default(null),
 });
 
 /** Wire JSON of a {@link ServerInfo}. */
@@ -74,6 +77,8 @@ export interface ServerInfo {
   plugins: RuntimePluginStatusWire[];
   /** Memory of the server and the process trees it watches, when it reports it. */
   resources: ServerResourcesWire | null;
+  /** What confines paths, code execution and network, when the server reports it. */
+  trustBoundary: TrustBoundaryWire | null;
   /** Wire fields this package does not know, kept verbatim. */
   extra: Record<string, unknown>;
 }
@@ -102,6 +107,7 @@ export function serverInfoFromWire(json: unknown): ServerInfo {
     redoc: wire.redoc,
     plugins: wire.plugins,
     resources: wire.resources,
+    trustBoundary: wire.trust_boundary,
     extra: Object.fromEntries(Object.entries(wire).filter(([key]) => !KNOWN_KEYS.has(key))),
   };
 }

@@ -45,6 +45,22 @@ describe('the Runtime API wire', () => {
     ]);
   });
 
+  it('accepts only an absolute working_dir without NUL, at most 4096 characters', () => {
+    for (const dir of ['/', '/workspace', `/${'a'.repeat(4095)}`]) {
+      expect(failedPaths({ ...openHandsStartBody, working_dir: dir }), dir).toEqual([]);
+    }
+    for (const dir of ['', 'workspace', './x', '~/x', '/a\u0000b', `/${'a'.repeat(4096)}`]) {
+      expect(failedPaths({ ...openHandsStartBody, working_dir: dir }), dir).toEqual([
+        'working_dir',
+      ]);
+    }
+    const relative = startRuntimeRequestWireSchema.safeParse({
+      ...openHandsStartBody,
+      working_dir: 'workspace',
+    });
+    expect(relative.error?.issues[0]?.message).toBe('must be an absolute path (start with /)');
+  });
+
   it('reads a session, taking `id` for `runtime_id` as the OpenHands client does', () => {
     const session = runtimeSessionFromWire({
       id: 'abc',

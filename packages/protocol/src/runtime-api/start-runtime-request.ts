@@ -6,6 +6,9 @@ import { runtimeSessionIdSchema } from './runtime-session.js';
 /** Longest `image` reference, in characters. */
 const MAX_IMAGE_LENGTH = 512;
 
+/** Longest `working_dir`, in characters. */
+const MAX_WORKING_DIR_LENGTH = 4096;
+
 /**
  * Body of `POST /start`, as the OpenHands `APIRemoteWorkspace` sends it. Unknown fields are
  * refused with a 422 naming them. `command`, `run_as_user`, `fs_group` and `runtime_class` are
@@ -18,8 +21,13 @@ export const startRuntimeRequestWireSchema = z.strictObject({
   session_id: runtimeSessionIdSchema,
   /** The command starting the agent-server (OpenHands images need one). */
   command: z.union([z.string().max(4096), z.array(z.string().max(4096)).max(64)]).nullish(),
-  /** Working directory of the agent-server process. */
-  working_dir: z.string().min(1).max(4096).optional(),
+  /** Working directory of the agent-server process: an absolute path, without NUL. */
+  working_dir: z
+    .string()
+    .max(MAX_WORKING_DIR_LENGTH)
+    .refine((dir) => dir.startsWith('/'), 'must be an absolute path (start with /)')
+    .refine((dir) => !dir.includes('\0'), 'must not contain NUL')
+    .optional(),
   /** Environment of the sandbox, within the command-environment limits. */
   environment: commandEnvironmentSchema.optional(),
   run_as_user: z.number().int().min(0).max(2_147_483_647).nullish(),

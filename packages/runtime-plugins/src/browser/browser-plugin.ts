@@ -1,12 +1,16 @@
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
+import { childEnvironment } from '@agent-workspace/core/internal';
 import {
   browseInteractiveArgsSchema,
   browseUrlArgsSchema,
   type ObservationWire,
 } from '@agent-workspace/protocol';
+import { assertSandboxWritable } from '../plugin/assert-sandbox-writable.js';
 import type { PluginAction, PluginActionContext, RuntimePlugin } from '../plugin/runtime-plugin.js';
 import { type BrowserRunRequest, BrowserSession } from './browser-session.js';
-import { parseBrowserActions } from './parse-browser-actions.js';
+import { BrowserUrlPolicy } from './browser-url-policy.js';
+import { chromiumProxy } from './chromium-proxy.js';
+import { type BrowserAction, parseBrowserActions } from './parse-browser-actions.js';
 import { resolveExecutable } from './resolve-executable.js';
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
@@ -44,6 +48,17 @@ export interface BrowserPluginOptions {
  * bounds everything: a page that never finishes loading answers with `error: true` and what
  * loaded so far; a page whose JavaScript never yields is closed.
  *
+ * URLs follow {@link BrowserUrlPolicy}: `http(s)`, `data:`, `about:blank`, and `file:` only inside
+ * the working dir (symlinks resolved). A refused `url` or `goto(...)` is an `INVALID_ARGUMENT`
+ * naming `args.url` or `args.browser_actions` (the agent-server answers 400); a `file:` request a
+ * page makes by itself (a link, a redirect, `location = ...`, a frame, an image) outside the
+ * policy fails in Chromium, and an observation never shows a frame outside it.
+ *
+ * Chromium gets the context's `environment` (and the proxy its `HTTPS_PROXY`/`HTTP_PROXY` name,
+ * loopback direct) and, when the context has a `sandbox`, runs inside it without its own sandbox
+ * (see `ChromiumInstance.launch`); its profile lives in the plugin's state directory, which must
+ * then be bound read-write into the sandbox at the same path.
+ *
  * @example
  * ```ts
  * await using host = PluginHost.start({ plugins: [createBrowserPlugin()], workingDir: '/workspace' });
@@ -69,29 +84,54 @@ export function createBrowserPlugin(options: BrowserPluginOptions = {}): Runtime
     );
   }
   let session: BrowserSession | undefined;
+  let urlPolicy: BrowserUrlPolicy | undefined;
   let closed = false;
+
+  const notRunning = () =>
+    new WorkspaceError({ code: 'NOT_SUPPORTED', message: 'the browser plugin is not running' });
+
+  /** The URL to load for `url`, or `INVALID_ARGUMENT` naming `field` with the policy's reason. */
+  const checkUrl = async (url: string, field: string, where = ''): Promise<string> => {
+    if (!urlPolicy) throw notRunning();
+    const decision = await urlPolicy.requested(url);
+    if (!decision.allowed) throw invalidArgument(field, `${where}${decision.reason}`);
+    return decision.url;
+  };
+
+  /** `actions` with each `goto` URL checked (and made canonical). */
+  const checkGotos = (actions: BrowserAction[]): Promise<BrowserAction[]> =>
+    Promise.all(
+      actions.map(async (action) =>
+        action.name === 'goto'
+          ? {
+              ...action,
+              url: await checkUrl(
+                action.url,
+                'args.browser_actions',
+                `line ${action.line}: goto(): url `,
+              ),
+            }
+          : action,
+      ),
+    );
 
   const run = async (
     request: Omit<BrowserRunRequest, 'timeoutMs' | 'signal'>,
     context: PluginActionContext,
   ): Promise<ObservationWire> => {
-    if (!session || closed) {
-      throw new WorkspaceError({
-        code: 'NOT_SUPPORTED',
-        message: 'the browser plugin is not running',
-      });
-    }
+    if (!session || closed) throw notRunning();
     return session.run({ ...request, timeoutMs: context.timeoutMs, signal: context.signal });
   };
 
   const browse: PluginAction<typeof browseUrlArgsSchema> = {
     args: browseUrlArgsSchema,
     run: async (args, context) => {
+      const url = await checkUrl(args.url, 'args.url');
       const source = `goto(${JSON.stringify(args.url)})`;
       return run(
         {
           trigger: 'browse',
-          actions: [{ name: 'goto', url: args.url, line: 1, source }],
+          actions: [{ name: 'goto', url, line: 1, source }],
           actionText: source,
           returnAxtree: args.return_axtree,
         },
@@ -106,8 +146,8 @@ export function createBrowserPlugin(options: BrowserPluginOptions = {}): Runtime
       run(
         {
           trigger: 'browse_interactive',
-          // Parsed before anything runs: a bad call is a 400 naming the line.
-          actions: parseBrowserActions(args.browser_actions),
+          // Parsed and checked before anything runs: a bad call is a 400 naming the line.
+          actions: await checkGotos(parseBrowserActions(args.browser_actions)),
           actionText: args.browser_actions,
           returnAxtree: args.return_axtree,
         },
@@ -137,6 +177,18 @@ export function createBrowserPlugin(options: BrowserPluginOptions = {}): Runtime
           `Chromium was not found (looked for ${candidates.join(', ')}); install it with: apt-get install -y chromium`,
         );
       }
+      const env = context.environment ?? childEnvironment();
+      const { proxy, warning } = chromiumProxy(env);
+      if (warning !== undefined) context.logger.warn({}, warning);
+      if (context.sandbox !== undefined) {
+        await assertSandboxWritable({
+          sandbox: context.sandbox,
+          dir: context.stateDir,
+          subject: "the browser plugin's state directory",
+          signal: context.signal,
+        });
+      }
+      urlPolicy = await BrowserUrlPolicy.create(context.workingDir);
       const { chromium } = await import('playwright-core');
       session = new BrowserSession({
         chromium,
@@ -147,6 +199,10 @@ export function createBrowserPlugin(options: BrowserPluginOptions = {}): Runtime
         maxContentChars,
         logger: context.logger,
         watchProcessTree: context.watchProcessTree,
+        env,
+        proxy,
+        sandbox: context.sandbox,
+        urlPolicy,
       });
       // Launched now, so a Chromium that cannot start fails the plugin's start, not an action.
       await session.start(LAUNCH_TIMEOUT_MS, context.signal);

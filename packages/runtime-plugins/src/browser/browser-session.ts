@@ -1,9 +1,12 @@
 import path from 'node:path';
+import type { CommandSandbox } from '@agent-workspace/core';
 import { errorObservation, type ObservationWire } from '@agent-workspace/protocol';
 import type { BrowserType } from 'playwright-core';
 import type { ProcessTreeWatch } from '../memory/memory-monitor.js';
 import type { PluginHealth, PluginLogger } from '../plugin/runtime-plugin.js';
+import type { BrowserUrlPolicy } from './browser-url-policy.js';
 import { ChromiumInstance } from './chromium-instance.js';
+import type { ChromiumProxy } from './chromium-proxy.js';
 import { Deadline } from './deadline.js';
 import { observePage } from './observe-page.js';
 import type { BrowserAction } from './parse-browser-actions.js';
@@ -20,7 +23,10 @@ export interface BrowserSessionOptions {
   /** Playwright's `chromium` browser type. */
   chromium: BrowserType;
   executablePath: string;
-  /** The plugin's private directory (the profile, downloads in progress). */
+  /**
+   * The plugin's private directory (the profile, downloads in progress, the sandbox launcher);
+   * with a `sandbox`, writable inside it at the same path.
+   */
   stateDir: string;
   /** The workspace; downloads are saved into its `downloads/` folder. */
   workingDir: string;
@@ -29,6 +35,14 @@ export interface BrowserSessionOptions {
   maxContentChars: number;
   logger: PluginLogger;
   watchProcessTree: (watch: ProcessTreeWatch) => () => void;
+  /** Chromium's whole environment. */
+  env: Readonly<Record<string, string>>;
+  /** The proxy every request goes through (loopback excepted), if any. */
+  proxy: ChromiumProxy | undefined;
+  /** Runs Chromium inside this command sandbox. */
+  sandbox: CommandSandbox | undefined;
+  /** Which URLs pages may load and observations may show. */
+  urlPolicy: BrowserUrlPolicy;
 }
 
 /** One `browse` or `browse_interactive` call. */
@@ -187,6 +201,10 @@ export class BrowserSession implements AsyncDisposable {
       timeoutMs: deadline.timeoutMs(),
       logger: this.#options.logger,
       watchProcessTree: this.#options.watchProcessTree,
+      env: this.#options.env,
+      proxy: this.#options.proxy,
+      sandbox: this.#options.sandbox,
+      urlPolicy: this.#options.urlPolicy,
     });
     if (this.#closed) {
       await instance.close();

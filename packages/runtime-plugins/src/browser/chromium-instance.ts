@@ -1,10 +1,15 @@
 import path from 'node:path';
+import type { CommandSandbox } from '@agent-workspace/core';
 import type { BrowserContext, BrowserType, Download, Page } from 'playwright-core';
 import type { ProcessTreeWatch } from '../memory/memory-monitor.js';
 import { processTree, readProcessTable, readResidentBytes } from '../memory/read-process-table.js';
 import type { PluginLogger } from '../plugin/runtime-plugin.js';
+import type { BrowserUrlPolicy } from './browser-url-policy.js';
+import type { ChromiumProxy } from './chromium-proxy.js';
 import { Deadline } from './deadline.js';
 import { findChromiumPid } from './find-chromium-pid.js';
+import { guardFileUrls } from './guard-file-urls.js';
+import { writeSandboxLauncher } from './write-sandbox-launcher.js';
 
 /** Bound on a graceful close before the process group is killed. */
 const CLOSE_TIMEOUT_MS = 5_000;
@@ -13,15 +18,35 @@ const PAGE_CLOSE_TIMEOUT_MS = 5_000;
 /** Most time the active page may take to answer a trivial script before it counts as stuck. */
 const PROBE_TIMEOUT_MS = 3_000;
 
+/** A URL no request reaches: the discard port of loopback, which bypasses any proxy. */
+const NOWHERE = 'http://127.0.0.1:9';
+
 /**
  * Switches on top of Playwright's own: /dev/shm is small in containers, crash reports and smooth
- * scrolling (which would make `scroll` finish after the observation) are not wanted.
+ * scrolling (which would make `scroll` finish after the observation) are not wanted, and neither
+ * are the browser's own connections — component updates, network time, sign-in, safe browsing,
+ * sync, pings: only pages the agent opens reach the network, and an egress allow-list logs only
+ * their refusals. Debian's Chromium 156 still asks Google's update, time and accounts hosts with
+ * the `--disable-*` switches alone; their base URLs are pointed at {@link NOWHERE}.
  */
 const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
   '--disable-crash-reporter',
   '--disable-breakpad',
   '--disable-smooth-scrolling',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-domain-reliability',
+  '--disable-client-side-phishing-detection',
+  '--disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate,AutofillServerCommunication,CertificateTransparencyComponentUpdater',
+  '--no-first-run',
+  '--no-pings',
+  `--gaia-url=${NOWHERE}`,
+  `--lso-url=${NOWHERE}`,
+  `--google-base-url=${NOWHERE}`,
+  `--component-updater=url-source=${NOWHERE}/`,
 ];
 
 /** What {@link ChromiumInstance.launch} needs. */
@@ -36,6 +61,14 @@ export interface ChromiumLaunchOptions {
   timeoutMs: number;
   logger: PluginLogger;
   watchProcessTree: (watch: ProcessTreeWatch) => () => void;
+  /** Chromium's whole environment. */
+  env: Readonly<Record<string, string>>;
+  /** The proxy every request goes through (loopback excepted), if any. */
+  proxy: ChromiumProxy | undefined;
+  /** Runs Chromium inside this sandbox; `stateDir` must be writable there at the same path. */
+  sandbox: CommandSandbox | undefined;
+  /** Which URLs pages may load and observations may show; `file:` requests are held to it. */
+  urlPolicy: BrowserUrlPolicy;
 }
 
 /**
@@ -47,6 +80,8 @@ export interface ChromiumLaunchOptions {
 export class ChromiumInstance {
   /** The persistent context: the browser's one context, holding every page. */
   readonly context: BrowserContext;
+  /** Which URLs pages may load and observations may show. */
+  readonly urlPolicy: BrowserUrlPolicy;
   /** The browser process, when `/proc` shows it. */
   readonly pid: number | undefined;
   readonly #logger: PluginLogger;
@@ -69,6 +104,7 @@ export class ChromiumInstance {
     options: ChromiumLaunchOptions,
   ) {
     this.context = context;
+    this.urlPolicy = options.urlPolicy;
     this.pid = pid;
     this.#logger = options.logger;
     context.on('close', () => this.#onClose());
@@ -98,18 +134,36 @@ export class ChromiumInstance {
   }
 
   /**
-   * Launches Chromium. As root it runs without its sandbox (Chromium refuses root otherwise);
-   * otherwise sandboxed, falling back to no sandbox (with a warning) where the sandbox cannot
-   * start, as in containers without user namespaces.
+   * Launches Chromium, with its `file:` requests held to the URL policy before any page loads.
+   *
+   * In a command sandbox, Chromium runs inside it (through a launcher script in the state dir)
+   * without its own sandbox: there it is uid 0 (root, or bwrap's user namespace mapping the
+   * server's user to 0) with no capabilities and `no_new_privs`, so Chromium refuses to start
+   * sandboxed as root, cannot map itself to another uid for its namespace sandbox, cannot use its
+   * setuid helper, and `--no-zygote` needs `--no-sandbox`; the command sandbox is its confinement.
+   * Outside one, as root it runs without its sandbox (Chromium refuses root otherwise); as another
+   * user sandboxed, falling back to no sandbox (with a warning) where the sandbox cannot start, as
+   * in containers without user namespaces.
    */
   static async launch(options: ChromiumLaunchOptions): Promise<ChromiumInstance> {
     const profileDir = path.join(options.stateDir, 'chromium-profile');
+    const executablePath =
+      options.sandbox === undefined
+        ? options.executablePath
+        : await writeSandboxLauncher({
+            sandbox: options.sandbox,
+            executablePath: options.executablePath,
+            cwd: options.sandbox.workingDir,
+            dir: options.stateDir,
+          });
     const launch = (chromiumSandbox: boolean) =>
       options.chromium.launchPersistentContext(profileDir, {
-        executablePath: options.executablePath,
+        executablePath,
         headless: true,
         chromiumSandbox,
         args: CHROMIUM_ARGS,
+        env: { ...options.env },
+        ...(options.proxy ? { proxy: options.proxy } : {}),
         acceptDownloads: true,
         downloadsPath: path.join(options.stateDir, 'downloads-in-progress'),
         viewport: options.viewport,
@@ -119,12 +173,12 @@ export class ChromiumInstance {
         handleSIGTERM: false,
         handleSIGHUP: false,
       });
-    const sandbox = process.getuid?.() !== 0;
+    const ownSandbox = options.sandbox === undefined && process.getuid?.() !== 0;
     let context: BrowserContext;
     try {
-      context = await launch(sandbox);
+      context = await launch(ownSandbox);
     } catch (error) {
-      if (!sandbox) throw error;
+      if (!ownSandbox) throw error;
       options.logger.warn(
         { error: String(error) },
         'Chromium did not start with its sandbox; starting it without',
@@ -132,6 +186,15 @@ export class ChromiumInstance {
       context = await launch(false);
     }
     const instance = new ChromiumInstance(context, findChromiumPid(profileDir), options);
+    try {
+      const browser = context.browser();
+      if (!browser) throw new Error('Playwright gave no browser to guard file: URLs on');
+      await guardFileUrls({ browser, policy: options.urlPolicy, logger: options.logger });
+    } catch (error) {
+      // Never a browser whose file: requests are not held to the policy.
+      await instance.close();
+      throw error;
+    }
     await instance.#discoverPopups().catch((error: unknown) => {
       options.logger.warn({ error: String(error) }, 'popups are not tracked early');
     });
@@ -146,6 +209,20 @@ export class ChromiumInstance {
   /** Why the browser died, once it has (not set by {@link close}). */
   get deathReason(): string | undefined {
     return this.#deathReason;
+  }
+
+  /** Downloads reported since the launch. */
+  get downloadsSeen(): number {
+    return this.#downloadsSeen;
+  }
+
+  /**
+   * Notes that a navigation started when {@link downloadsSeen} was `seen` turned into a download
+   * (a `file:` or `data:` URL has no `Content-Disposition` to tell it by), so that
+   * {@link settleDownloads} waits for its report.
+   */
+  expectDownloadSince(seen: number): void {
+    this.#downloadsExpected = Math.max(this.#downloadsExpected, seen + 1);
   }
 
   /** Pages opened since the launch. */

@@ -1,5 +1,6 @@
 import type { AxNodeWire, BrowserOutputObservationWire } from '@agent-workspace/protocol';
 import type { Page } from 'playwright-core';
+import type { BrowserUrlPolicy } from './browser-url-policy.js';
 import { capText } from './cap-text.js';
 import type { ChromiumInstance } from './chromium-instance.js';
 import type { Deadline } from './deadline.js';
@@ -38,7 +39,8 @@ export interface ObservationDetails {
  * visible HTML), converts the HTML to Markdown for `content` (the tree appended as text with
  * `returnAxtree`), takes a viewport screenshot, all within `deadline`. A page whose JavaScript
  * does not let the snapshot run in time, or that crashed, is closed (failing that, the browser is
- * killed), and the observation says so. Rejects only once the browser died.
+ * killed), and the observation says so. So is a page with a frame the URL policy refuses, before
+ * and after it is read, and nothing of it is shown. Rejects only once the browser died.
  */
 export async function observePage(
   instance: ChromiumInstance,
@@ -46,6 +48,8 @@ export async function observePage(
   deadline: Deadline,
 ): Promise<BrowserOutputObservationWire> {
   const page = await instance.activePage(deadline);
+  const refused = await refusedFrame(page, instance.urlPolicy);
+  if (refused !== undefined) return closeRefusedPage(instance, page, details, refused);
   const pages = instance.pages();
   const waitedMs = deadline.remainingMs();
   const snapshot = await takeSnapshot(page, details.maxContentChars, deadline).catch(
@@ -87,6 +91,9 @@ export async function observePage(
     .catch(() => undefined);
   let content = capText(await htmlToMarkdown(snapshot.html), details.maxContentChars);
   const shot = await screenshot;
+  // A frame that navigated while the page was read: what was read may be of it.
+  const refusedLater = await refusedFrame(page, instance.urlPolicy);
+  if (refusedLater !== undefined) return closeRefusedPage(instance, page, details, refusedLater);
   if (snapshot.truncated)
     content += '\n\n[... the page is larger than one observation holds; part of it is left out]';
   if (details.returnAxtree) {
@@ -132,6 +139,41 @@ async function takeSnapshot(
         .catch(() => {});
     }
   }
+}
+
+/** Why the policy refuses a frame of `page` (the first such), or `undefined`. */
+async function refusedFrame(page: Page, policy: BrowserUrlPolicy): Promise<string | undefined> {
+  for (const frame of page.frames()) {
+    const reason = await policy.refusesFrame(frame.url());
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/** Closes a page that shows something the URL policy refuses; the observation shows none of it. */
+async function closeRefusedPage(
+  instance: ChromiumInstance,
+  page: Page,
+  details: ObservationDetails,
+  reason: string,
+): Promise<BrowserOutputObservationWire> {
+  const url = page.url();
+  await instance.closeStuckPage(page);
+  const errors = [
+    ...details.errors,
+    `the page at ${url} showed what the browser does not open (${reason}); it was closed and nothing of it is shown`,
+  ];
+  const remaining = instance.pages();
+  return assemble(details, errors, {
+    url,
+    title: '',
+    content: errors.join('\n'),
+    nodes: [],
+    focusedBid: '',
+    screenshot: '',
+    pageUrls: remaining.map((open) => open.url()),
+    activeIndex: -1,
+  });
 }
 
 interface ObservedPage {

@@ -58,11 +58,13 @@ async function runAction(
   switch (action.name) {
     case 'goto': {
       const timeout = deadline.timeoutMs();
+      const downloadsSeen = instance.downloadsSeen;
       try {
         await page.goto(action.url, { waitUntil: 'load', timeout });
       } catch (error) {
         // A URL that answers with an attachment is a download, not a failed navigation.
         if (!/Download is starting/.test(String(error))) throw navigationError(error, timeout);
+        instance.expectDownloadSince(downloadsSeen);
       }
       return;
     }

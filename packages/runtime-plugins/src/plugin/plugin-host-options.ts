@@ -1,3 +1,4 @@
+import type { CommandSandbox } from '@agent-workspace/core';
 import type { MemoryMonitor } from '../memory/memory-monitor.js';
 import type { PluginLogger, RuntimePlugin } from './runtime-plugin.js';
 
@@ -12,8 +13,22 @@ export interface PluginHostOptions {
   plugins: readonly (string | RuntimePlugin)[];
   /** The workspace directory plugins work in. */
   workingDir: string;
-  /** Where each plugin gets a private directory; default a fresh temporary one. */
+  /**
+   * Where each plugin gets a private directory; default a fresh temporary one. With a `sandbox`
+   * it must be visible read-write inside the sandbox at the same path (bind it with the
+   * sandbox's `writablePaths`).
+   */
   stateDir?: string | undefined;
+  /**
+   * The command sandbox the plugins start their processes in (the kernel, Chromium); none: they
+   * run on the host. The host does not close it.
+   */
+  sandbox?: CommandSandbox | undefined;
+  /**
+   * The whole environment of every process a plugin starts; default `childEnvironment()` of
+   * `@agent-workspace/core/internal` (this process's environment without the server's keys).
+   */
+  environment?: Readonly<Record<string, string>> | undefined;
   logger?: PluginLogger | undefined;
   /** Bound on each plugin's start, in milliseconds. Default {@link DEFAULT_PLUGIN_START_TIMEOUT_MS}. */
   startTimeoutMs?: number | undefined;

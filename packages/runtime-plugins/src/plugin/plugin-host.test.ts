@@ -185,6 +185,36 @@ describe('PluginHost', () => {
     expect(existsSync(path.dirname(stateDir))).toBe(false);
   });
 
+  it('gives plugins an environment without the server’s keys, or the one it was given', async () => {
+    const saved = process.env.SESSION_API_KEY;
+    process.env.SESSION_API_KEY = 'server-secret';
+    try {
+      const scrubbed = echoPlugin();
+      const given = echoPlugin({ name: 'given' });
+      await using first = PluginHost.start({ plugins: [scrubbed], workingDir });
+      await using second = PluginHost.start({
+        plugins: [given],
+        workingDir,
+        environment: { ONLY: 'this' },
+      });
+      await Promise.all([first.whenReady('echo'), second.whenReady('given')]);
+      expect(scrubbed.context?.environment?.PATH).toBe(process.env.PATH);
+      expect(scrubbed.context?.environment).not.toHaveProperty('SESSION_API_KEY');
+      expect(given.context?.environment).toEqual({ ONLY: 'this' });
+      expect(given.context?.sandbox).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.SESSION_API_KEY;
+      else process.env.SESSION_API_KEY = saved;
+    }
+  });
+
+  it('refuses an environment that is not strings, naming the variable', () => {
+    const start = (environment: unknown) => () =>
+      PluginHost.start({ plugins: [], workingDir, environment: environment as never });
+    expect(start({ PATH: 3 })).toThrow('environment.PATH must be a string, got number');
+    expect(start(['PATH=/usr/bin'])).toThrow('environment must be an object');
+  });
+
   it('refuses a plugin listed twice', () => {
     expect(() => PluginHost.start({ plugins: ['python', 'python'], workingDir })).toThrow(
       /lists python twice/,

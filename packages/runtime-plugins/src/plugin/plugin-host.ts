@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
+import { childEnvironment } from '@agent-workspace/core/internal';
 import {
   type ActionWire,
   errorObservation,
@@ -61,6 +62,7 @@ export class PluginHost implements AsyncDisposable {
   readonly #closer = new AbortController();
   readonly #startTimeoutMs: number;
   readonly #actionTimeoutMs: number;
+  readonly #environment: Readonly<Record<string, string>>;
   #closing: Promise<void> | undefined;
   /** The plugins' state directory: the one given, or a temporary one removed at `close()`. */
   #stateRoot: Promise<string>;
@@ -69,6 +71,10 @@ export class PluginHost implements AsyncDisposable {
     this.#options = options;
     this.#startTimeoutMs = options.startTimeoutMs ?? DEFAULT_PLUGIN_START_TIMEOUT_MS;
     this.#actionTimeoutMs = options.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS;
+    this.#environment = checkEnvironment(options.environment) ?? childEnvironment();
+    if (options.sandbox !== undefined && typeof options.sandbox?.wrap !== 'function') {
+      throw invalidArgument('sandbox', 'must be a CommandSandbox (an object with wrap())');
+    }
     this.#ownsMemory = options.memory === undefined;
     this.#memory = options.memory ?? new MemoryMonitor({ limitBytes: options.memoryLimitBytes });
     const names = options.plugins.map((plugin) =>
@@ -99,7 +105,8 @@ export class PluginHost implements AsyncDisposable {
   /**
    * Starts loading and starting `options.plugins` in the background and returns at once.
    *
-   * @throws WorkspaceError `INVALID_ARGUMENT` when a plugin is listed twice.
+   * @throws WorkspaceError `INVALID_ARGUMENT` when a plugin is listed twice, or naming
+   * `environment` or `sandbox` when they are not what they must be.
    */
   static start(options: PluginHostOptions): PluginHost {
     return new PluginHost(options);
@@ -321,6 +328,8 @@ export class PluginHost implements AsyncDisposable {
       workingDir: this.#options.workingDir,
       stateRoot: await stateRoot,
       logger,
+      sandbox: this.#options.sandbox,
+      environment: this.#environment,
       memory: this.#memory,
       hostSignal: this.#closer.signal,
       startTimeoutMs: this.#startTimeoutMs,
@@ -343,6 +352,22 @@ export class PluginHost implements AsyncDisposable {
       'runtime plugin failed',
     );
   }
+}
+
+/** `environment` when it is a record of strings; `undefined` when not given. */
+function checkEnvironment(
+  environment: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> | undefined {
+  if (environment === undefined) return undefined;
+  if (typeof environment !== 'object' || environment === null || Array.isArray(environment)) {
+    throw invalidArgument('environment', 'must be an object of variable names to strings');
+  }
+  for (const [name, value] of Object.entries(environment)) {
+    if (typeof value !== 'string') {
+      throw invalidArgument(`environment.${name}`, `must be a string, got ${typeof value}`);
+    }
+  }
+  return environment;
 }
 
 function describe(error: unknown): string {

@@ -1,3 +1,4 @@
+import type { CommandSandbox } from '@agent-workspace/core';
 import type { ActionWire, ObservationWire } from '@agent-workspace/protocol';
 import type { z } from 'zod';
 import type { ProcessTreeWatch } from '../memory/memory-monitor.js';
@@ -15,9 +16,24 @@ export interface PluginLogger {
 export interface PluginContext {
   /** The workspace's working directory: where the kernel starts, where downloads go. */
   workingDir: string;
-  /** A directory of the plugin's own (created, private), for its files. */
+  /**
+   * A directory of the plugin's own (created, private), for its files. With a {@link sandbox} it
+   * must be visible read-write inside the sandbox at the same path (the kernel's sockets and the
+   * browser's profile live here).
+   */
   stateDir: string;
   logger: PluginLogger;
+  /**
+   * The command sandbox every process the plugin starts runs in (through `sandbox.wrap`); none:
+   * processes run on the host.
+   */
+  sandbox?: CommandSandbox | undefined;
+  /**
+   * The whole environment of every process the plugin starts (already scrubbed of the server's
+   * keys); none: `childEnvironment()` of `@agent-workspace/core/internal`, this process's without
+   * them. Never `process.env`.
+   */
+  environment?: Readonly<Record<string, string>> | undefined;
   /** Aborted when the host closes; `initialize` gives up and long work stops. */
   signal: AbortSignal;
   /**

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { CommandSandbox } from '@agent-workspace/core';
 import type { MemoryMonitor } from '../memory/memory-monitor.js';
 import { raceAbort } from './bounded-waits.js';
 import { checkRequirements } from './check-requirements.js';
@@ -12,6 +13,8 @@ export interface StartPluginOptions {
   /** Where the plugin's private directory is made. */
   stateRoot: string;
   logger: PluginLogger;
+  sandbox: CommandSandbox | undefined;
+  environment: Readonly<Record<string, string>>;
   memory: MemoryMonitor;
   /** Aborted when the host closes; the plugin keeps it as its own signal. */
   hostSignal: AbortSignal;
@@ -36,6 +39,8 @@ export async function startPlugin(options: StartPluginOptions): Promise<string |
         workingDir: options.workingDir,
         stateDir,
         logger: options.logger,
+        sandbox: options.sandbox,
+        environment: options.environment,
         signal: hostSignal,
         watchProcessTree: (watch) => options.memory.watch(watch),
       }),

@@ -22,7 +22,8 @@ const STDERR_TAIL_BYTES = 4096;
 /**
  * A kernel's operating-system process: the leader of its own process group (so that a signal
  * reaches the processes a cell started too, and they die with it), with the tail of its stderr
- * and its exit.
+ * and its exit. In a command sandbox it is the host-side launch (nsenter), which ignores the
+ * signals it relays, and the kernel inside is a member of its group.
  */
 export class KernelProcess {
   /** Its pid, also its process group id; `undefined` when it could not be started. */

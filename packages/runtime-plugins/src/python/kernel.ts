@@ -1,7 +1,13 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { abortedError, WorkspaceError } from '@agent-workspace/core';
+import {
+  abortedError,
+  type CommandSandbox,
+  type ProcessLaunch,
+  WorkspaceError,
+} from '@agent-workspace/core';
+import { childEnvironment } from '@agent-workspace/core/internal';
 import type { PluginLogger } from '../plugin/runtime-plugin.js';
 import {
   type KernelConnection,
@@ -19,10 +25,23 @@ export interface KernelOptions {
   pythonPath: string;
   /** The kernel's working directory. */
   cwd: string;
-  /** A private directory; each kernel gets a directory in it for its connection and sockets. */
+  /**
+   * A private directory; each kernel gets a directory in it for its connection file and its
+   * sockets (the `ipc` transport). With a `sandbox` it must be visible read-write inside at the
+   * same path.
+   */
   stateDir: string;
-  /** The kernel's environment; default this process's. */
-  env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * The kernel's whole environment (plus the few variables the kernel needs); default
+   * `childEnvironment()`: this process's without the server's keys.
+   */
+  env?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Runs the kernel inside this command sandbox (through `wrap`). Its channels are Unix sockets
+   * in `stateDir`, which reach into a sandbox with its own network namespace, where a TCP port
+   * on its loopback would not.
+   */
+  sandbox?: CommandSandbox | undefined;
   /** Longest wait for a kernel (also a restarted one) to answer, in milliseconds. */
   startTimeoutMs: number;
   logger?: PluginLogger | undefined;
@@ -97,23 +116,37 @@ export class Kernel {
     if (signal.aborted) throw abortedError(signal);
     // Imported here, not at the top: the package loads without the native addon.
     const zmq = await import('zeromq');
-    const dir = await makeKernelDir(options.stateDir);
+    const dir = await makeKernelDir(options.stateDir, options.sandbox !== undefined);
     let connection: KernelConnection;
+    let launch: ProcessLaunch;
     try {
       connection = await writeConnectionFile(dir);
+      const args = [
+        '-m',
+        'ipykernel_launcher',
+        '-f',
+        connection.file,
+        '--HistoryManager.enabled=False',
+      ];
+      launch = { file: options.pythonPath, args, cwd: options.cwd };
+      // Throws SANDBOX_EXITED once the sandbox is gone.
+      if (options.sandbox !== undefined) launch = options.sandbox.wrap(launch);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
     const codec = new JupyterCodec(connection.key);
-    const env = options.env ?? process.env;
+    const env = options.env ?? childEnvironment();
+    // In a sandbox the group's leader is the host-side launch (nsenter); the kernel stays in its
+    // group, so SIGINT and SIGKILL to the group reach it as before.
     const kernelProcess = KernelProcess.spawn({
-      command: options.pythonPath,
-      args: ['-m', 'ipykernel_launcher', '-f', connection.file, '--HistoryManager.enabled=False'],
-      cwd: options.cwd,
+      command: launch.file,
+      args: launch.args,
+      cwd: launch.cwd,
       env: {
         ...env,
-        // The kernel exits by itself if this process dies without closing it.
+        // The kernel exits by itself once orphaned (ipykernel needs this set, then polls for
+        // being reparented to pid 1; the value is not read, so a host pid does in a sandbox).
         JPY_PARENT_PID: String(process.pid),
         IPYTHONDIR: env.IPYTHONDIR ?? path.join(options.stateDir, 'ipython'),
         // Silences debugpy's warning about frozen modules, which would bury real errors.
@@ -241,10 +274,20 @@ export class Kernel {
   }
 }
 
-/** A new private directory for one kernel: in `stateDir`, or the temp dir if that is too deep. */
-async function makeKernelDir(stateDir: string): Promise<string> {
+/**
+ * A new private directory for one kernel: in `stateDir`, or (outside a sandbox, which sees only
+ * `stateDir`) the temp dir if that is too deep for socket paths.
+ */
+async function makeKernelDir(stateDir: string, sandboxed: boolean): Promise<string> {
   // `<dir>/kernel-XXXXXX/k-5` must fit a Unix socket path.
   const fits = Buffer.byteLength(stateDir) + '/kernel-XXXXXX/k-5'.length <= MAX_IPC_PATH_BYTES;
+  if (!fits && sandboxed) {
+    throw new WorkspaceError({
+      code: 'INVALID_CONFIG',
+      message: `the python plugin's state directory is too deep for the kernel's Unix socket paths (at most ${MAX_IPC_PATH_BYTES - '/kernel-XXXXXX/k-5'.length} bytes in a sandbox): ${stateDir}`,
+      details: { stateDir },
+    });
+  }
   const parent = fits ? stateDir : os.tmpdir();
   await mkdir(parent, { recursive: true, mode: 0o700 });
   return mkdtemp(path.join(parent, 'kernel-'));

@@ -1,7 +1,12 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
-import { findExecutable, positiveOption, SYSTEM_PATH } from '@agent-workspace/core/internal';
+import {
+  childEnvironment,
+  findExecutable,
+  positiveOption,
+  SYSTEM_PATH,
+} from '@agent-workspace/core/internal';
 import {
   type IPythonRunCellArgs,
   type IPythonRunCellObservationWire,
@@ -9,6 +14,7 @@ import {
 } from '@agent-workspace/protocol';
 import { formatMebibytes } from '../memory/memory-monitor.js';
 import { processTree, readProcessTable, readResidentBytes } from '../memory/read-process-table.js';
+import { assertSandboxWritable } from '../plugin/assert-sandbox-writable.js';
 import type { PluginRequirement } from '../plugin/plugin-requirement.js';
 import type {
   PluginAction,
@@ -44,6 +50,11 @@ type MemoryUsage = { rssBytes: number; limitBytes: number };
  * whose working directory is the workspace. Variables live from cell to cell until the kernel
  * dies or is restarted (a cell past its time that ignores the interrupt, a kernel over the memory
  * limit); the observation then says the state is lost.
+ *
+ * The kernel runs with the context's `environment` and, when the context has a `sandbox`, inside
+ * it (the interpreter must be visible there, as `/usr/bin/python3` is); its Jupyter channels are
+ * Unix sockets in the plugin's state directory, which must then be bound read-write into the
+ * sandbox at the same path.
  */
 export function createPythonPlugin(options: PythonPluginOptions = {}): RuntimePlugin {
   return new PythonPlugin(options);
@@ -121,15 +132,29 @@ class PythonPlugin implements RuntimePlugin {
     this.#context = context;
     this.#python = python;
     this.#cwd = context.workingDir;
-    this.#starting = KernelSession.start({
-      pythonPath: python,
-      cwd: context.workingDir,
-      stateDir: context.stateDir,
-      startTimeoutMs: this.#startTimeoutMs,
-      signal: AbortSignal.any([context.signal, this.#closer.signal]),
-      logger: context.logger,
-      onKernelStart: (pid) => this.#watch(pid),
-    });
+    const signal = AbortSignal.any([context.signal, this.#closer.signal]);
+    const { sandbox } = context;
+    this.#starting = (async () => {
+      if (sandbox !== undefined) {
+        await assertSandboxWritable({
+          sandbox,
+          dir: context.stateDir,
+          subject: "the python plugin's state directory",
+          signal,
+        });
+      }
+      return KernelSession.start({
+        pythonPath: python,
+        cwd: context.workingDir,
+        stateDir: context.stateDir,
+        env: context.environment ?? childEnvironment(),
+        sandbox,
+        startTimeoutMs: this.#startTimeoutMs,
+        signal,
+        logger: context.logger,
+        onKernelStart: (pid) => this.#watch(pid),
+      });
+    })();
     this.#session = await this.#starting;
   }
 
@@ -245,7 +270,8 @@ class PythonPlugin implements RuntimePlugin {
       execFile(
         python,
         ['-c', 'import ipykernel'],
-        { signal, timeout: CHECK_TIMEOUT_MS, encoding: 'utf8' },
+        // Before `initialize`, so without the host's environment; never with the server's keys.
+        { signal, timeout: CHECK_TIMEOUT_MS, encoding: 'utf8', env: childEnvironment() },
         (error, _stdout, stderr) => {
           if (error === null) return resolve(undefined);
           const why = stderr.trim().split('\n').at(-1) || error.message;

@@ -1,31 +1,15 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Workspace } from '@agent-workspace/core';
+import {
+  type PathInspection,
+  pathInspectionOf,
+  type Workspace,
+  type WorkspaceDirectoryEntry,
+  WorkspaceError,
+  type WorkspacePathInfo,
+} from '@agent-workspace/core';
 import { ToolFailure } from './tool-failure.js';
-
-/** What {@link WorkspaceFiles.probe} found at a path. */
-export type WorkspacePathInfo =
-  | { kind: 'missing' | 'directory' | 'other' }
-  | {
-      kind: 'file';
-      /** Size in bytes. */
-      size: number;
-      /** Permission bits, e.g. `0o755`; `undefined` when `stat` could not tell. */
-      mode: number | undefined;
-      /** The path with symbolic links resolved: where a write must go to keep the link. */
-      realPath: string;
-    };
-
-/** One entry of {@link WorkspaceFiles.list}. */
-export interface WorkspaceDirectoryEntry {
-  /** Absolute path. */
-  path: string;
-  /** Directories only (a symbolic link to a directory is not followed). */
-  isDirectory: boolean;
-  /** Name starts with a dot; its contents are not listed. */
-  hidden: boolean;
-}
 
 /** Options of {@link WorkspaceFiles}. */
 export interface WorkspaceFilesOptions {
@@ -54,20 +38,30 @@ const LIST_SCRIPT = `find -H "$AW_FILES_PATH" -mindepth 1 -maxdepth 2 \\
  * local, remote or Docker workspace. Contents move with `fileDownload` / `fileUpload` through a
  * temporary file on this machine: any bytes, any size (the copies stream; commands would be
  * capped at 128 KiB of arguments and have their output decoded and capped), and any file name
- * (no shell quoting). Questions about paths (`probe`, `list`, `remove`) are small commands that
- * get the path in an environment variable.
+ * (no shell quoting). Questions about paths (`probe`, `list`, `remove`) go to the workspace's
+ * `PathInspection` when it has one (an agent-server's own workspace answers them under its
+ * confinement), else to small commands that get the path in an environment variable.
  */
 export class WorkspaceFiles {
   readonly #workspace: Workspace;
+  readonly #inspection: PathInspection | undefined;
   readonly #signal: AbortSignal | undefined;
 
   constructor({ workspace, signal }: WorkspaceFilesOptions) {
     this.#workspace = workspace;
+    this.#inspection = pathInspectionOf(workspace);
     this.#signal = signal;
   }
 
   /** What is at `target` (absolute): a file (with size, mode, real path), a directory, ... */
   async probe(target: string): Promise<WorkspacePathInfo> {
+    if (this.#inspection) {
+      return this.#inspected(
+        () => this.#inspection!.inspectPath(target, this.#options()),
+        target,
+        'inspect',
+      );
+    }
     const { stdout, stderr } = await this.#run(PROBE_SCRIPT, target, 'inspect');
     const [kind, size, mode, ...real] = stdout.split('\n');
     if (kind === 'directory' || kind === 'missing' || kind === 'other') return { kind };
@@ -112,11 +106,26 @@ export class WorkspaceFiles {
 
   /** Removes the file at `target`; nothing when it is already gone. */
   async remove(target: string): Promise<void> {
+    if (this.#inspection) {
+      await this.#inspected(
+        () => this.#inspection!.removeFile(target, this.#options()),
+        target,
+        'remove',
+      );
+      return;
+    }
     await this.#run('rm -f -- "$AW_FILES_PATH"', target, 'remove');
   }
 
   /** Entries up to two levels below `directory`, in `find` order; hidden ones are not entered. */
   async list(directory: string): Promise<WorkspaceDirectoryEntry[]> {
+    if (this.#inspection) {
+      return this.#inspected(
+        () => this.#inspection!.listDirectory(directory, this.#options()),
+        directory,
+        'list',
+      );
+    }
     // `find` fails on an unreadable subdirectory but still lists the rest: keep what it found.
     const { stdout } = await this.#run(LIST_SCRIPT, directory, 'list', { partial: true });
     return stdout
@@ -147,6 +156,20 @@ export class WorkspaceFiles {
       throw new ToolFailure(`Could not ${verb} ${target}: ${reason}`);
     }
     return result;
+  }
+
+  #options(): { signal?: AbortSignal } {
+    return this.#signal ? { signal: this.#signal } : {};
+  }
+
+  /** A refusal of the workspace's path rules (outside, not a directory) is the tool's failure. */
+  async #inspected<T>(ask: () => Promise<T>, target: string, verb: string): Promise<T> {
+    try {
+      return await ask();
+    } catch (error) {
+      if (!WorkspaceError.isInstance(error) || error.code === 'ABORTED') throw error;
+      throw new ToolFailure(`Could not ${verb} ${target}: ${error.message}`);
+    }
   }
 
   async #withTempFile<T>(use: (local: string) => Promise<T>): Promise<T> {

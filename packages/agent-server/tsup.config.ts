@@ -42,6 +42,9 @@ export function bundleOptions(outDir: string): Options {
     // callback when its code comes from a code cache.
     esbuildOptions: (esbuild) => {
       esbuild.supported = { ...esbuild.supported, 'dynamic-import': false };
+      // Libraries that recognise errors by class name (proxy-chain's `RequestError`) keep working
+      // when a class is renamed to avoid a clash (+4 % size, no measurable start-up cost).
+      esbuild.keepNames = true;
     },
     onSuccess: async () => {
       await cp(swaggerUiStatic, path.join(outDir, 'static'), { recursive: true });

@@ -145,7 +145,7 @@ async function prepare(
     return { dnsLookup: pinnedLookup(decision.addresses), httpAgent: agent };
   }
   if (decision.outcome === 'unresolved') {
-    throw new RequestError(`cannot resolve ${host} (${decision.code})\n`, 502);
+    throw proxyAnswer(`cannot resolve ${host} (${decision.code})\n`, 502);
   }
   const refusal: EgressRefusal = {
     host: (host || request.hostname).toLowerCase().slice(0, MAX_REPORTED_HOST_LENGTH),
@@ -158,10 +158,21 @@ async function prepare(
   } catch {
     // A failing reporter must not turn a refusal into a proxy error.
   }
-  throw new RequestError(
+  throw proxyAnswer(
     `${refusal.host}:${port} is not on the sandbox's network allow-list${REFUSAL_DETAILS[decision.reason]}\n`,
     403,
   );
+}
+
+/**
+ * The error proxy-chain answers with `status` and `message`. It recognises one by its `name`,
+ * which a bundler may change by renaming the class (esbuild makes it `_RequestError` in the
+ * agent-server's single-file bundle, and the answer would become a 500): the name is set here.
+ */
+function proxyAnswer(message: string, status: number): RequestError {
+  const error = new RequestError(message, status);
+  error.name = 'RequestError';
+  return error;
 }
 
 /**

@@ -47,6 +47,8 @@ describe('DockerWorkspace options', () => {
     ['bogus', { image, bogus: true }],
     ['sandbox.allowHosts', { image, sandbox: { network: false, allowHosts: ['a.example'] } }],
     ['sandbox.allowHosts.0', { image, sandbox: { allowHosts: [''] } }],
+    ['user', { image, sandbox: true, user: 'root' }],
+    ['user', { image, sandbox: { network: false }, user: '0:0' }],
   ];
   it.each(cases)('rejects a bad %s with INVALID_CONFIG naming it', (field, options) => {
     invalidConfig(() => new DockerWorkspace(options as unknown as DockerWorkspaceOptions), field);

@@ -129,7 +129,17 @@ export const dockerWorkspaceOptionsSchema = z
   .refine((options) => !(options.docker && options.dockerOptions), {
     message: 'give either docker or dockerOptions, not both',
     path: ['dockerOptions'],
+  })
+  .refine((options) => options.sandbox === undefined || !runsAsRoot(options.user), {
+    message:
+      'a sandboxed container runs its server as an unprivileged user (its /proc is unmasked)',
+    path: ['user'],
   });
+
+/** True for a `user` that names root (`root`, `0`, `root:…`, `0:…`). */
+function runsAsRoot(user: string | undefined): boolean {
+  return user !== undefined && /^(root|0)(:|$)/.test(user);
+}
 
 /**
  * Options of {@link DockerWorkspace}. Only `image` is required.

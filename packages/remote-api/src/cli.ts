@@ -48,8 +48,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = server.app;
-  const { backend, images, apiKeys, maxSessions, idleTimeoutSeconds, idleAction, warmPool } =
-    server.options;
+  const {
+    backend,
+    images,
+    apiKeys,
+    maxSessions,
+    idleTimeoutSeconds,
+    idleAction,
+    unacknowledgedStartGraceSeconds,
+    warmPool,
+  } = server.options;
   // Keys are counted, never logged.
   log.info(
     {
@@ -62,6 +70,7 @@ async function main(): Promise<void> {
       maxSessions,
       idleTimeoutSeconds: idleTimeoutSeconds ?? null,
       idleAction,
+      unacknowledgedStartGraceSeconds,
       warmPool: warmPool.map(({ image, count }) => ({ image, count })),
     },
     `runtime-api listening on ${server.url}`,

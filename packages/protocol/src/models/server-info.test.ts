@@ -50,16 +50,18 @@ describe('ServerInfo', () => {
       redoc: '/redoc',
       plugins: [],
       resources: null,
+      trustBoundary: null,
       extra: { conversation_runtime: 'local', build: { git_sha: '611629e6', dirty: false } },
     });
   });
 
   it('keeps every wire field, unknown ones included', () => {
-    // An OpenHands server has no plugins and reports no resources: those default.
+    // An OpenHands server has no plugins and reports no resources or trust boundary: those default.
     expect(serverInfoWireSchema.parse(openHandsWire)).toStrictEqual({
       ...openHandsWire,
       plugins: [],
       resources: null,
+      trust_boundary: null,
     });
   });
 
@@ -98,6 +100,7 @@ describe('ServerInfo', () => {
     };
     const info = serverInfoFromWire({ uptime: 1, idle_time: 0, plugins: [plugin], resources });
     expect(info.plugins).toEqual([plugin]);
+    expect(info.trustBoundary).toBeNull();
     expect(info.resources).toEqual(resources);
     expect(info.extra).toEqual({});
     expect(() =>

@@ -21,6 +21,10 @@ export interface RuntimeApiProcessOptions {
   namespace: string;
   /** More flags, e.g. `['--max-sessions', '3']`. */
   flags?: string[];
+  /** More environment, e.g. `DOCKER_HOST` of an engine proxy. */
+  env?: Record<string, string>;
+  /** The API key and session secret; fresh ones when unset (reuse a killed server's to restart it). */
+  keys?: { apiKey: string; secret: string };
 }
 
 /**
@@ -67,8 +71,11 @@ export class RuntimeApiProcess {
         `${CLI_PATH} is missing: build first (pnpm turbo run build --filter=@agent-workspace/remote-api)`,
       );
     }
-    const keys = { apiKey: `reliability-${randomUUID()}`, secret: `secret-${randomUUID()}` };
-    const env = { ...process.env };
+    const keys = options.keys ?? {
+      apiKey: `reliability-${randomUUID()}`,
+      secret: `secret-${randomUUID()}`,
+    };
+    const env = { ...process.env, ...options.env };
     for (const name of Object.keys(env)) if (name.startsWith('RUNTIME_API_')) delete env[name];
     env.RUNTIME_API_KEY = keys.apiKey;
     env.RUNTIME_API_SESSION_SECRET = keys.secret;
@@ -129,6 +136,12 @@ export class RuntimeApiProcess {
   /** How it ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.#exit;
+  }
+
+  /** SIGKILL at once (no clean-up of any kind); resolves with how it ended. */
+  async kill(): Promise<ProcessExit> {
+    if (this.#exit === undefined) this.child.kill('SIGKILL');
+    return this.exited;
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within 15 s; resolves with how it ended. */

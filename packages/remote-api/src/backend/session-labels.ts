@@ -25,6 +25,14 @@ export const RUNTIME_LABELS = {
   pooled: 'agent-workspace.runtime.pooled',
   /** Digest of a warm sandbox's settings: a restarted server adopts it only for an equal pool. */
   warmSettings: 'agent-workspace.runtime.warm-settings',
+  /**
+   * `true` on a session started cold: the answer to its `/start` may never have reached a client
+   * (the server was killed mid-start), so the server removes it once a grace passes without a
+   * client fetching or using it (see `reapSessions`). Labels cannot change after creation: the
+   * acknowledgement is recorded in the session's agent-server (`acknowledgeSession`). Sessions
+   * without it (a claimed warm sandbox, one made by an older version) are never reaped so.
+   */
+  reapIfUnacknowledged: 'agent-workspace.runtime.reap-if-unacknowledged',
 } as const;
 
 /** Fields of a session recorded in its labels. */
@@ -43,9 +51,13 @@ export interface SessionLabelFields {
 /** What a session's and a warm sandbox's labels both hold. */
 type SandboxLabelFields = Omit<SessionLabelFields, 'sessionId' | 'pooled'>;
 
-/** The labels of a new session. */
+/** The labels of a new session started cold (marked {@link RUNTIME_LABELS.reapIfUnacknowledged}). */
 export function sessionLabels(fields: SessionLabelFields): Record<string, string> {
-  return { [RUNTIME_LABELS.sessionId]: fields.sessionId, ...sandboxLabels(fields) };
+  return {
+    [RUNTIME_LABELS.sessionId]: fields.sessionId,
+    ...sandboxLabels(fields),
+    [RUNTIME_LABELS.reapIfUnacknowledged]: 'true',
+  };
 }
 
 /**

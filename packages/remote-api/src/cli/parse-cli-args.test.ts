@@ -3,6 +3,7 @@ import {
   DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PORT,
+  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
 } from '../server/runtime-api-server-options.js';
 import { CLI_USAGE, CliUsageError, parseCliArgs } from './parse-cli-args.js';
 
@@ -58,6 +59,7 @@ describe('parseCliArgs', () => {
       idleTimeoutSeconds: undefined,
       idleAction: 'stop',
       idleCheckIntervalSeconds: DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
+      unacknowledgedStartGraceSeconds: DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
       logLevel: 'info',
     });
   });
@@ -90,6 +92,8 @@ describe('parseCliArgs', () => {
       'pause',
       '--idle-check-interval-seconds',
       '2.5',
+      '--unacknowledged-start-grace-seconds',
+      '90',
       '--readiness-timeout-ms',
       '500',
       '--request-timeout-seconds',
@@ -116,6 +120,7 @@ describe('parseCliArgs', () => {
       idleTimeoutSeconds: 600,
       idleAction: 'pause',
       idleCheckIntervalSeconds: 2.5,
+      unacknowledgedStartGraceSeconds: 90,
       readinessTimeoutMs: 500,
       requestTimeoutSeconds: 3,
       maxConnections: 50,
@@ -164,6 +169,9 @@ describe('parseCliArgs', () => {
       /^--idle-timeout-seconds /,
     );
     expect(usageError([...IMAGE, '--idle-action', 'kill'])).toMatch(/^--idle-action /);
+    expect(usageError([...IMAGE, '--unacknowledged-start-grace-seconds', '0'])).toMatch(
+      /^--unacknowledged-start-grace-seconds must be a positive number/,
+    );
     expect(usageError([...IMAGE, '--log-level', 'loud'])).toMatch(/^--log-level /);
     expect(usageError([...IMAGE, '--namespace', ''])).toBe('--namespace must not be empty');
     expect(usageError([...IMAGE, '--backend', 'swarm', '--publish-address', '0.0.0.0'])).toBe(

@@ -15,6 +15,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_READINESS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
   MIN_API_KEY_LENGTH,
   MIN_SESSION_KEY_SECRET_LENGTH,
   type RuntimeApiServerOptions,
@@ -66,7 +67,12 @@ Options:
   --idle-timeout-seconds <s>        Stop or pause sessions whose agent-server reports a longer
                                     idle_time (default: never)
   --idle-action <stop|pause>        What happens to an idle session (default ${DEFAULT_IDLE_ACTION})
-  --idle-check-interval-seconds <s> Seconds between idle checks (default ${DEFAULT_IDLE_CHECK_INTERVAL_SECONDS})
+  --idle-check-interval-seconds <s> Seconds between reaping passes (idle sessions, unacknowledged
+                                    starts) (default ${DEFAULT_IDLE_CHECK_INTERVAL_SECONDS})
+  --unacknowledged-start-grace-seconds <s>
+                                    Stop a started session no client fetched or used within
+                                    this long: its /start answer reached nobody
+                                    (default ${DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS})
   --readiness-timeout-ms <ms>       Longest one agent-server probe may take (default ${DEFAULT_READINESS_TIMEOUT_MS})
   --request-timeout-seconds <s>     Longest a whole request may take to arrive; then 408
                                     (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})
@@ -218,6 +224,9 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     ] as const),
     idleCheckIntervalSeconds:
       optional('idle-check-interval-seconds', positiveFlag) ?? DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
+    unacknowledgedStartGraceSeconds:
+      optional('unacknowledged-start-grace-seconds', positiveFlag) ??
+      DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
     readinessTimeoutMs:
       optional('readiness-timeout-ms', integer(1)) ?? DEFAULT_READINESS_TIMEOUT_MS,
     requestTimeoutSeconds:
@@ -257,6 +266,7 @@ function parse(args: readonly string[]) {
       'idle-timeout-seconds': { type: 'string' },
       'idle-action': { type: 'string' },
       'idle-check-interval-seconds': { type: 'string' },
+      'unacknowledged-start-grace-seconds': { type: 'string' },
       'readiness-timeout-ms': { type: 'string' },
       'request-timeout-seconds': { type: 'string' },
       'max-connections': { type: 'string' },

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, request } from 'undici';
+import { timeoutSignal } from './timeout-signal.js';
 
 /** Longest a warm sandbox may take from started to ready, in milliseconds. */
 export const WARM_READY_TIMEOUT_MS = 60_000;
@@ -38,7 +39,7 @@ export async function awaitWarmSandbox(
       const response = await request(target, {
         dispatcher,
         headers: { [SESSION_API_KEY_HEADER]: key },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(probeTimeoutMs)]),
+        signal: timeoutSignal({ timeoutMs: probeTimeoutMs, signal }),
       });
       await response.body.dump();
       status = response.statusCode;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Agent } from 'undici';
 import { buildRuntimeApiApp } from './build-runtime-api-app.js';
 import type { WarmPoolImageStats } from './image-pool.js';
-import { type ReapReport, reapIdleSessions } from './reap-idle-sessions.js';
+import { type ReapReport, reapSessions } from './reap-sessions.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import {
   type ResolvedRuntimeApiServerOptions,
@@ -21,10 +21,11 @@ export interface RuntimeApiServer extends AsyncDisposable {
   /** The options after defaults (they hold the keys: never log them). */
   readonly options: ResolvedRuntimeApiServerOptions;
   /**
-   * Runs one idle-reaping pass now (waiting for a pass the timer started, if one runs); an
-   * empty report when `idleTimeoutSeconds` is unset.
+   * Runs one reaping pass now (waiting for a pass the timer started, if one runs): idle sessions
+   * with `idleTimeoutSeconds`, and starts no client acknowledged within
+   * `unacknowledgedStartGraceSeconds` (see `reapSessions`).
    */
-  reapIdleSessions(): Promise<ReapReport>;
+  reapSessions(): Promise<ReapReport>;
   /** The warm pools' numbers per image (`GET /pool`); empty without `warmPool`. */
   warmPoolStats(): WarmPoolImageStats[];
   /**
@@ -94,21 +95,18 @@ export async function createRuntimeApiServer(
 
   let pass: Promise<ReapReport> | undefined;
   const reap = (): Promise<ReapReport> => {
-    pass ??= reapIdleSessions(context).finally(() => {
+    pass ??= reapSessions(context).finally(() => {
       pass = undefined;
     });
     return pass;
   };
-  const timer =
-    resolved.idleTimeoutSeconds === undefined
-      ? undefined
-      : setInterval(() => {
-          if (pass) return;
-          reap().catch((error: unknown) => {
-            if (!shutdown.signal.aborted) context.log.warn({ err: error }, 'idle reaping failed');
-          });
-        }, resolved.idleCheckIntervalSeconds * 1000);
-  timer?.unref();
+  const timer = setInterval(() => {
+    if (pass) return;
+    reap().catch((error: unknown) => {
+      if (!shutdown.signal.aborted) context.log.warn({ err: error }, 'reaping failed');
+    });
+  }, resolved.idleCheckIntervalSeconds * 1000);
+  timer.unref();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -131,7 +129,7 @@ export async function createRuntimeApiServer(
     url: `http://${reachable}:${port}`,
     app: listening,
     options: resolved,
-    reapIdleSessions: async () => {
+    reapSessions: async () => {
       // A timer pass in flight may predate the caller's changes: run a fresh one after it.
       await pass?.catch(() => undefined);
       return reap();

@@ -25,7 +25,11 @@ export {
 export { MAX_RUNTIME_API_BODY_BYTES, OPENAPI_PATH } from './build-runtime-api-app.js';
 export { createRuntimeApiServer, type RuntimeApiServer } from './create-runtime-api-server.js';
 export type { WarmPoolImageStats } from './image-pool.js';
-export type { ReapedSession, ReapFailure, ReapReport } from './reap-idle-sessions.js';
+export type { ReapedSession, ReapFailure, ReapReport } from './reap-sessions.js';
+export {
+  RESERVED_ENVIRONMENT_NAMES,
+  type ReservedEnvironmentName,
+} from './reserved-environment-names.js';
 export {
   DEFAULT_HOST,
   DEFAULT_IDLE_ACTION,
@@ -35,16 +39,14 @@ export {
   DEFAULT_PORT,
   DEFAULT_READINESS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
   MIN_API_KEY_LENGTH,
   MIN_SESSION_KEY_SECRET_LENGTH,
   type ResolvedRuntimeApiServerOptions,
   type RuntimeApiServerOptions,
   runtimeApiServerOptionsSchema,
 } from './runtime-api-server-options.js';
-export {
-  RESERVED_ENVIRONMENT_PREFIXES,
-  SESSION_LIMIT_RETRY_AFTER_SECONDS,
-} from './start-session.js';
+export { SESSION_LIMIT_RETRY_AFTER_SECONDS } from './start-session.js';
 export {
   DEFAULT_WARM_POOL_WORKING_DIR,
   MAX_WARM_SANDBOXES,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, request } from 'undici';
+import { timeoutSignal } from './timeout-signal.js';
 
 /** Largest `/server_info` answer read, in bytes; a larger one is a failed probe. */
 export const MAX_SERVER_INFO_BYTES = 64 * 1024;
@@ -20,11 +21,6 @@ function joinUrl(url: string, path: string): string {
   return `${url.replace(/\/+$/, '')}${path}`;
 }
 
-function probeSignal(options: ProbeOptions): AbortSignal {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  return options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-}
-
 /**
  * True when the agent-server at `url` answers `GET /health` with 2xx within the timeout. No key
  * is sent: health is open on every agent-server.
@@ -33,7 +29,7 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<b
   try {
     const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.health), {
       dispatcher: options.dispatcher,
-      signal: probeSignal(options),
+      signal: timeoutSignal(options),
     });
     await response.body.dump();
     return response.statusCode >= 200 && response.statusCode < 300;
@@ -42,18 +38,26 @@ export async function probeHealth(url: string, options: ProbeOptions): Promise<b
   }
 }
 
+/** The agent-server's own clock as `/server_info` reports it (whole seconds). */
+export interface AgentServerClock {
+  /** `uptime`: seconds since the agent-server started. */
+  uptimeSeconds: number;
+  /** `idle_time`: seconds since its last activity (a keyed bash, file, git, ... request). */
+  idleTimeSeconds: number;
+}
+
 /**
- * The `idle_time` (seconds) the agent-server at `url` reports on `GET /server_info`, asked with
- * the session's own key in `SESSION_API_KEY_HEADER` (the one hop that key is for). Throws when
- * the probe fails, times out, or the answer is not a `/server_info` (at most
- * {@link MAX_SERVER_INFO_BYTES}); the error never holds the key.
+ * `uptime` and `idle_time` of the agent-server at `url` from `GET /server_info`, asked with the
+ * session's own key in `SESSION_API_KEY_HEADER` (the one hop that key is for; the request counts
+ * as no activity). Throws when the probe fails, times out, or the answer is not a `/server_info`
+ * (at most {@link MAX_SERVER_INFO_BYTES}); the error never holds the key.
  */
-export async function fetchIdleTime(
+export async function fetchServerClock(
   url: string,
   sessionKey: string,
   options: ProbeOptions,
-): Promise<number> {
-  const signal = probeSignal(options);
+): Promise<AgentServerClock> {
+  const signal = timeoutSignal(options);
   const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.serverInfo), {
     dispatcher: options.dispatcher,
     headers: { [SESSION_API_KEY_HEADER]: sessionKey },
@@ -79,11 +83,18 @@ export async function fetchIdleTime(
   } catch {
     throw new Error('/server_info answer is not JSON');
   }
-  const idleTime = (info as { idle_time?: unknown } | null)?.idle_time;
-  if (typeof idleTime !== 'number' || !Number.isFinite(idleTime) || idleTime < 0) {
-    throw new Error('/server_info answer has no valid idle_time');
+  const { uptime, idle_time } = (info ?? {}) as { uptime?: unknown; idle_time?: unknown };
+  return {
+    uptimeSeconds: seconds('uptime', uptime),
+    idleTimeSeconds: seconds('idle_time', idle_time),
+  };
+}
+
+function seconds(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new Error(`/server_info answer has no valid ${field}`);
   }
-  return idleTime;
+  return value;
 }
 
 /**
@@ -104,7 +115,7 @@ export async function recordActivity(
       dispatcher: options.dispatcher,
       headers: { [SESSION_API_KEY_HEADER]: sessionKey },
       query: { path },
-      signal: probeSignal(options),
+      signal: timeoutSignal(options),
     });
     await response.body.dump();
     return response.statusCode === 200;

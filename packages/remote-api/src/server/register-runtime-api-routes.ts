@@ -16,6 +16,7 @@ import {
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { acknowledgeSession } from './acknowledge-session.js';
 import { awaitSessionAddress } from './await-session-address.js';
 import { backendHttpError, RetryLaterError } from './backend-http-error.js';
 import { describeSession } from './describe-session.js';
@@ -38,7 +39,9 @@ const sessionParamsSchema = z.object({ session_id: runtimeSessionIdSchema });
 /**
  * Registers the Runtime API routes (`RUNTIME_API_ROUTES`): `GET /health` (open), `POST /start`
  * (201 new, 200 the same session again, 409 the id taken with another image, 429 at
- * `maxSessions`), `GET /sessions/{session_id}` (404 unknown), `GET /sessions` (no keys),
+ * `maxSessions`, 502 a sandbox that failed as it started), `GET /sessions/{session_id}` (404
+ * unknown; like a repeated start and a resume it acknowledges the session, see
+ * `acknowledgeSession`), `GET /sessions` (no keys),
  * `POST /pause` and `/resume` (404 unknown, 409 stopped or changed by a concurrent call) and
  * `POST /stop` — 200 `{runtime_id, status: "stopped"}` for any well-formed id, also one that is
  * gone or never was: the engine is the only record, so an id stopped long ago and one never
@@ -113,7 +116,8 @@ export function registerRuntimeApiRoutes(app: FastifyInstance, context: RuntimeA
     async (request, reply) =>
       answering(context, reply, async () => {
         const sessionId = request.params.session_id;
-        const session = await backend.get(sessionId, call());
+        const found = await backend.get(sessionId, call());
+        const session = found && (await acknowledgeSession(context, found));
         const wire = session && (await describeSession(context, session, { withKey: true }));
         if (!wire) throw new HttpError(404, `session ${sessionId} not found`);
         return wire;
@@ -171,7 +175,10 @@ export function registerRuntimeApiRoutes(app: FastifyInstance, context: RuntimeA
             throw await raceOutcome(context, runtimeId, action, error);
           });
           // A resumed Swarm task gets a new address once it is scheduled.
-          const session = await awaitSessionAddress(context, changed);
+          const session = await acknowledgeSession(
+            context,
+            await awaitSessionAddress(context, changed),
+          );
           const wire = await describeSession(context, session, { withKey: true });
           if (!wire) throw new HttpError(404, `runtime ${runtimeId} not found`);
           return wire;

@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import type { StartGate } from './start-gate.js';
+import { timeoutSignal } from './timeout-signal.js';
 import type { WarmPool } from './warm-pool.js';
 
 /** What the routes and the idle reaper of one Runtime API server share. */
@@ -25,5 +26,5 @@ export const ENGINE_CALL_TIMEOUT_MS = 60_000;
 
 /** The signal of one backend call: aborted when the server closes or after the call's bound. */
 export function engineCallSignal(context: Pick<RuntimeApiContext, 'signal'>): AbortSignal {
-  return AbortSignal.any([context.signal, AbortSignal.timeout(ENGINE_CALL_TIMEOUT_MS)]);
+  return timeoutSignal({ timeoutMs: ENGINE_CALL_TIMEOUT_MS, signal: context.signal });
 }

@@ -98,11 +98,11 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
     const ran = await runOnAgentServer(busy.url, busy.session_api_key, 'true');
     expect(ran.status).toBe(200);
 
-    const report = await server.reapIdleSessions();
+    const report = await server.reapSessions();
     expect(report.checked).toBe(2);
     expect(report.failures).toEqual([]);
     expect(report.reaped).toEqual([
-      expect.objectContaining({ runtimeId: idle.runtime_id, action: 'stop' }),
+      expect.objectContaining({ runtimeId: idle.runtime_id, action: 'stop', reason: 'idle' }),
     ]);
     expect(report.reaped[0]!.idleTimeSeconds).toBeGreaterThan(1);
     const sessions = (await api(server, '/sessions')).json.sessions;
@@ -121,13 +121,13 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
     const sessionId = `pausing-${randomUUID()}`;
     const session = await startReady(server, sessionId);
     await idleFor(session, 2);
-    const report = await server.reapIdleSessions();
+    const report = await server.reapSessions();
     expect(report.reaped).toEqual([
       expect.objectContaining({ sessionId, runtimeId: session.runtime_id, action: 'pause' }),
     ]);
     expect((await api(server, `/sessions/${sessionId}`)).json.status).toBe('paused');
     // A paused session is not looked at again.
-    expect((await server.reapIdleSessions()).checked).toBe(0);
+    expect((await server.reapSessions()).checked).toBe(0);
     expect((await api(server, '/resume', { runtime_id: session.runtime_id })).status).toBe(200);
     const ran = await runOnAgentServer(session.url, session.session_api_key, 'echo back');
     expect(ran.json.stdout).toBe('back\n');
@@ -161,7 +161,7 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
       .then((stream) => new Promise((resolve) => stream.on('end', resolve).resume()));
     await idleFor(idle, 2);
 
-    const report = await server.reapIdleSessions();
+    const report = await server.reapSessions();
     expect(report.reaped.map((reaped) => reaped.runtimeId)).toEqual([idle.runtime_id]);
     expect(report.failures).toEqual([
       expect.objectContaining({ runtimeId: frozen.runtime_id, reason: expect.any(String) }),
@@ -177,7 +177,7 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
     const calm = await serve();
     const session = await startReady(calm, `timer-${randomUUID()}`);
     await idleFor(session, 2);
-    expect(await calm.reapIdleSessions()).toEqual({ checked: 0, reaped: [], failures: [] });
+    expect(await calm.reapSessions()).toEqual({ checked: 0, reaped: [], failures: [] });
     await calm.close();
 
     await serve({ idleTimeoutSeconds: 1, idleCheckIntervalSeconds: 0.2 });

@@ -214,7 +214,11 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
   });
 
   it('applies the base limits times resource_factor to the sandbox', async () => {
-    const started = await start(`limits-${randomUUID()}`, { resource_factor: 2 });
+    // NODE_ENV is no reserved name (Node ignores it).
+    const started = await start(`limits-${randomUUID()}`, {
+      resource_factor: 2,
+      environment: { NODE_ENV: 'production' },
+    });
     expect(started.status).toBe(201);
     expect(started.json.resource_factor).toBe(2);
     const [container] = await context.docker.listContainers({
@@ -229,6 +233,7 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
     const environment = (info.Config.Env ?? []).join('\n');
     expect(environment).not.toContain(started.json.session_api_key);
     expect(environment).toMatch(/^SESSION_API_KEY_SHA256=[0-9a-f]{64}$/m);
+    expect(environment).toMatch(/^NODE_ENV=production$/m);
     await api('/stop', { body: { runtime_id: started.json.runtime_id } });
   });
 
@@ -254,11 +259,35 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
         ['body', 'image_pull_policy'],
       ],
       [{ image: context.image, session_id: 'ok', run_as_user: -1 }, ['body', 'run_as_user']],
+      [
+        { image: context.image, session_id: 'ok', environment: { LD_PRELOAD: '/tmp/x.so' } },
+        ['body', 'environment', 'LD_PRELOAD'],
+      ],
+      [
+        { image: context.image, session_id: 'ok', environment: { node_options: '--inspect' } },
+        ['body', 'environment', 'node_options'],
+      ],
+      [
+        { image: context.image, session_id: 'ok', environment: { BASH_ENV: '/workspace/rc' } },
+        ['body', 'environment', 'BASH_ENV'],
+      ],
+      [
+        { image: context.image, session_id: 'ok', working_dir: 'workspace' },
+        ['body', 'working_dir'],
+      ],
+      [
+        { image: context.image, session_id: 'ok', working_dir: '/a\u0000b' },
+        ['body', 'working_dir'],
+      ],
     ];
     for (const [body, loc] of cases) {
       const answer = await api('/start', { body });
       expect([body, answer.status, issueLocs(answer)]).toEqual([body, 422, [loc]]);
     }
+    const preload = await start('ok', { environment: { LD_PRELOAD: '/tmp/x.so' } });
+    expect(preload.json.detail[0].msg).toMatch(/LD_PRELOAD is reserved: .*load code/);
+    const relative = await start('ok', { working_dir: 'workspace' });
+    expect(relative.json.detail[0].msg).toContain('must be an absolute path');
     const badPath = await api('/sessions/..%2Fetc');
     expect([badPath.status, issueLocs(badPath)]).toEqual([422, [['path', 'session_id']]]);
     const longPath = await api(`/sessions/${'a'.repeat(129)}`);

@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PORT,
   DEFAULT_READINESS_TIMEOUT_MS,
+  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
   type RuntimeApiServerOptions,
   resolveRuntimeApiServerOptions,
 } from './runtime-api-server-options.js';
@@ -46,6 +47,7 @@ describe('resolveRuntimeApiServerOptions', () => {
       idleAction: 'stop',
       idleCheckIntervalSeconds: DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
       readinessTimeoutMs: DEFAULT_READINESS_TIMEOUT_MS,
+      unacknowledgedStartGraceSeconds: DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
       logLevel: 'info',
     });
     expect(resolved.idleTimeoutSeconds).toBeUndefined();
@@ -64,6 +66,9 @@ describe('resolveRuntimeApiServerOptions', () => {
     expect(configError({ ...valid, port: 65_536 }).fields).toEqual(['port']);
     expect(configError({ ...valid, idleAction: 'kill' }).fields).toEqual(['idleAction']);
     expect(configError({ ...valid, idleTimeoutSeconds: 0 }).fields).toEqual(['idleTimeoutSeconds']);
+    expect(configError({ ...valid, unacknowledgedStartGraceSeconds: 0 }).fields).toEqual([
+      'unacknowledgedStartGraceSeconds',
+    ]);
     expect(configError({ ...valid, resources: { memoryBytes: 1.5 } }).fields).toEqual([
       'resources.memoryBytes',
     ]);
@@ -100,6 +105,29 @@ describe('the /start checks beyond the schema', () => {
     ]);
     // The variables' values (possibly secrets) are not echoed.
     expect(JSON.stringify(issues)).not.toContain('mine');
+  });
+
+  it('says why a variable is reserved, and lets the allowed Node ones through', () => {
+    const issues = requestIssues(valid as never, {
+      ...body,
+      environment: {
+        LD_PRELOAD: '/tmp/x.so',
+        NODE_OPTIONS: '--inspect=0.0.0.0:9229',
+        NODE_ENV: 'production',
+        NODE_EXTRA_CA_CERTS: '/etc/ssl/proxy.pem',
+      },
+    });
+    expect(issues).toEqual([
+      expect.objectContaining({
+        loc: ['body', 'environment', 'LD_PRELOAD'],
+        msg: expect.stringMatching(/^Value error, LD_PRELOAD is reserved: .*load code/),
+      }),
+      expect.objectContaining({
+        loc: ['body', 'environment', 'NODE_OPTIONS'],
+        msg: expect.stringMatching(/^Value error, NODE_OPTIONS is reserved: .*Node runs/),
+      }),
+    ]);
+    expect(JSON.stringify(issues)).not.toContain('/tmp/x.so');
   });
 
   it('scales the base limits by resource_factor', () => {

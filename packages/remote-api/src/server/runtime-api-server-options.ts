@@ -12,8 +12,10 @@ export const DEFAULT_PORT = 3000;
 export const DEFAULT_MAX_SESSIONS = 20;
 /** Default of what idle reaping does to an idle session. */
 export const DEFAULT_IDLE_ACTION = 'stop';
-/** Default seconds between two idle-reaping passes. */
+/** Default seconds between two reaping passes. */
 export const DEFAULT_IDLE_CHECK_INTERVAL_SECONDS = 30;
+/** Default seconds a started session may go without a client fetching or using it. */
+export const DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS = 300;
 /** Default longest one agent-server probe (`/health`, `/server_info`) may take, in milliseconds. */
 export const DEFAULT_READINESS_TIMEOUT_MS = 1000;
 /** Default longest a whole request (headers and body) may take to arrive, in seconds. */
@@ -93,8 +95,22 @@ export const runtimeApiServerOptionsSchema = z
     idleTimeoutSeconds: z.number().positive().optional(),
     /** What idle reaping does to an idle session. Default {@link DEFAULT_IDLE_ACTION}. */
     idleAction: z.enum(['stop', 'pause']).default(DEFAULT_IDLE_ACTION),
-    /** Seconds between reaping passes. Default {@link DEFAULT_IDLE_CHECK_INTERVAL_SECONDS}. */
+    /**
+     * Seconds between reaping passes (idle sessions, unacknowledged starts). Default
+     * {@link DEFAULT_IDLE_CHECK_INTERVAL_SECONDS}.
+     */
     idleCheckIntervalSeconds: z.number().positive().default(DEFAULT_IDLE_CHECK_INTERVAL_SECONDS),
+    /**
+     * Seconds a session started cold may run without a client fetching it (`GET
+     * /sessions/{id}`, another `/start` of it, `/resume`) or using its agent-server; then a
+     * reaping pass stops it: its `/start` answer never reached anyone (the server was killed
+     * mid-start, the client went away). Counted from its start, and for its agent-server from
+     * when that came up. Default {@link DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS}.
+     */
+    unacknowledgedStartGraceSeconds: z
+      .number()
+      .positive()
+      .default(DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS),
     /**
      * Longest one probe of a session's agent-server (`/health` for `pod_status`, `/server_info`
      * for reaping) may take, in milliseconds. Default {@link DEFAULT_READINESS_TIMEOUT_MS}.

@@ -203,11 +203,11 @@ context.describe('Runtime API server warm pool on a real engine', () => {
         );
       }),
     );
-    const none = await server.reapIdleSessions();
+    const none = await server.reapSessions();
     expect([none.checked, none.reaped]).toEqual([0, []]);
 
     const session = await start(server, pooledBody(`fresh-${randomUUID()}`));
-    const report = await server.reapIdleSessions();
+    const report = await server.reapSessions();
     expect(report.checked).toBe(1);
     expect(report.failures).toEqual([]);
     expect(report.reaped).toEqual([]);

@@ -6,23 +6,24 @@ import type {
   StartRuntimeRequestWire,
   ValidationIssue,
 } from '@agent-workspace/protocol';
+import { releaseFailedStart } from '../backend/release-failed-start.js';
 import type { BackendSession, SessionResources, SessionSpec } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
+import { acknowledgeSession } from './acknowledge-session.js';
 import { awaitSessionAddress } from './await-session-address.js';
 import { RetryLaterError } from './backend-http-error.js';
 import { describeSession } from './describe-session.js';
-import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.js';
+import { reservedEnvironmentReason } from './reserved-environment-names.js';
+import {
+  ENGINE_CALL_TIMEOUT_MS,
+  engineCallSignal,
+  type RuntimeApiContext,
+} from './runtime-api-context.js';
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import { deriveSessionKey, sessionKeyHash } from './session-key.js';
 
 /** `Retry-After` of a start refused at the session limit, in seconds. */
 export const SESSION_LIMIT_RETRY_AFTER_SECONDS = 10;
-
-/**
- * Environment names a client may not set (case-insensitive prefixes): they carry the
- * agent-server's keys, which only this server hands out.
- */
-export const RESERVED_ENVIRONMENT_PREFIXES = ['SESSION_API_KEY', 'OH_SESSION_API_KEYS_'] as const;
 
 /** What `/start` did. */
 export interface StartOutcome {
@@ -38,7 +39,10 @@ export interface StartOutcome {
  * sandbox with a fresh 32-hex runtime id and key nonce, answering once it has an address
  * (`awaitSessionAddress`) — or, when a warm pool serves the request (`warmPoolServes`), claims
  * one of its ready sandboxes instead. An existing session with the same image
- * is answered as is; with another image it is a 409. A session whose sandbox stopped is replaced.
+ * is answered as is (which acknowledges it, see `acknowledgeSession`); with another image it is a
+ * 409. A session whose sandbox stopped is replaced. A new sandbox that stopped before the answer
+ * (its agent-server exited at once) is removed and answered as a `PROVISIONING_ERROR` (502) with
+ * the engine's message and its last log lines, never as a session.
  *
  * Fields: `working_dir`, `run_as_user` and `environment` reach the sandbox. Accepted and ignored
  * (the official client always sends them): `command` — the image's own entrypoint starts the
@@ -81,6 +85,7 @@ export async function startSession(
     if (step.existing) return existingOutcome(context, body, step.existing);
     try {
       const session = await awaitSessionAddress(context, await step.started);
+      if (session.status === 'stopped') return await failedStart(context, session);
       return { created: true, session: await describe(context, session) };
     } catch (error) {
       if (!WorkspaceError.isInstance(error, 'ALREADY_EXISTS')) throw error;
@@ -103,7 +108,32 @@ async function existingOutcome(
       `session ${body.session_id} already exists with another image; stop it or use another session_id`,
     );
   }
-  return { created: false, session: await describe(context, existing) };
+  return {
+    created: false,
+    session: await describe(context, await acknowledgeSession(context, existing)),
+  };
+}
+
+/**
+ * Removes a new session whose sandbox stopped before `/start` answered, and throws its failure
+ * as a `PROVISIONING_ERROR` holding the engine's message and the sandbox's last log lines (read
+ * before the removal).
+ */
+async function failedStart(context: RuntimeApiContext, session: BackendSession): Promise<never> {
+  const runtimeId = runtimeIdOf(session);
+  const sessionId = sessionIdOf(session);
+  const wire = await describeSession(context, session, { withKey: false });
+  const why = wire?.message ?? session.message ?? 'no reason given';
+  const error = new WorkspaceError({
+    code: 'PROVISIONING_ERROR',
+    message: `the sandbox of session ${sessionId} stopped as it started: ${why}`,
+    details: { sessionId, runtimeId },
+  });
+  return releaseFailedStart(error, {
+    backend: context.backend,
+    runtimeId,
+    timeoutMs: ENGINE_CALL_TIMEOUT_MS,
+  });
 }
 
 async function describe(
@@ -189,12 +219,12 @@ export function requestIssues(
     });
   }
   for (const name of Object.keys(body.environment ?? {})) {
-    const upper = name.toUpperCase();
-    if (RESERVED_ENVIRONMENT_PREFIXES.some((prefix) => upper.startsWith(prefix))) {
+    const reason = reservedEnvironmentReason(name);
+    if (reason) {
       issues.push({
         type: 'value_error',
         loc: ['body', 'environment', name],
-        msg: 'Value error, this variable carries the agent-server key, which only the Runtime API sets',
+        msg: `Value error, ${name} is reserved: ${reason}`,
         input: name,
       });
     }

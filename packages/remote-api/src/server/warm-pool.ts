@@ -20,6 +20,7 @@ import {
 import { recordActivity } from './probe-agent-server.js';
 import { ENGINE_CALL_TIMEOUT_MS } from './runtime-api-context.js';
 import { deriveSandboxKey } from './session-key.js';
+import { timeoutSignal } from './timeout-signal.js';
 import type { WarmPoolEntry } from './warm-pool-options.js';
 import { warmPoolServes } from './warm-pool-serves.js';
 import { warmSandboxSpec } from './warm-sandbox-spec.js';
@@ -319,7 +320,7 @@ export class WarmPool implements AsyncDisposable {
   }
 
   #callSignal(): AbortSignal {
-    return AbortSignal.any([this.#abort.signal, AbortSignal.timeout(ENGINE_CALL_TIMEOUT_MS)]);
+    return timeoutSignal({ timeoutMs: ENGINE_CALL_TIMEOUT_MS, signal: this.#abort.signal });
   }
 
   /** Keeps `work` until it settles, so `close()` can wait for it. */

@@ -1,5 +1,6 @@
 import { RUNTIME_API_KEY_HEADER, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { request } from 'undici';
+import { timeoutSignal } from '../timeout-signal.js';
 
 /** An HTTP answer with its body read. */
 export interface Answer {
@@ -21,6 +22,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Bound of the whole exchange; default 60 s (a `/start` creates a container). */
   timeoutMs?: number;
+  /** Abandons the exchange (the client goes away). */
+  signal?: AbortSignal;
 }
 
 /** One request to `base + path` with undici; never throws for an HTTP status. */
@@ -36,7 +39,7 @@ export async function call(base: string, path: string, options: CallOptions = {}
       ...options.headers,
     },
     body: raw ? (options.body as string | Buffer | undefined) : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: timeoutSignal({ timeoutMs, signal: options.signal }),
   });
   const text = await response.body.text();
   let json: unknown;

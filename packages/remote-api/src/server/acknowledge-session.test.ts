@@ -1,0 +1,148 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type AgentServer, createAgentServer } from '@agent-workspace/agent-server';
+import { Agent } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
+import type { BackendSession } from '../backend/runtime-backend.js';
+import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
+import { acknowledgeSession, isStartAcknowledged } from './acknowledge-session.js';
+import { fetchServerClock } from './probe-agent-server.js';
+import type { RuntimeApiContext } from './runtime-api-context.js';
+import { resolveRuntimeApiServerOptions } from './runtime-api-server-options.js';
+import { deriveSessionKey, sessionKeyHash } from './session-key.js';
+import { StartGate } from './start-gate.js';
+
+const SECRET = 'session-secret-0123456789-0123456789';
+const NONCE = 'ab'.repeat(16);
+const dispatcher = new Agent();
+const shutdown = new AbortController();
+const servers: AgentServer[] = [];
+let workingDir = '';
+let context: RuntimeApiContext;
+
+beforeAll(async () => {
+  workingDir = await mkdtemp(path.join(tmpdir(), 'acknowledge-session-'));
+  // Connects lazily: acknowledging asks nothing of an engine.
+  const backend = new DockerRuntimeBackend({ namespace: 'acknowledge-test' });
+  context = {
+    options: resolveRuntimeApiServerOptions({
+      apiKeys: ['api-key-0123456789'],
+      sessionKeySecret: SECRET,
+      backend,
+      images: ['agent-workspace/agent-server:test'],
+    }),
+    backend,
+    dispatcher,
+    signal: shutdown.signal,
+    startGate: new StartGate(),
+    log: { warn: () => {} } as unknown as RuntimeApiContext['log'],
+  };
+});
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+afterAll(async () => {
+  shutdown.abort();
+  await dispatcher.close();
+  await rm(workingDir, { recursive: true, force: true });
+});
+
+/** A real agent-server accepting the key of session `sessionId`, as a running session. */
+async function runningSession(
+  sessionId: string,
+  labels: Record<string, string> = {},
+): Promise<{ session: BackendSession; key: string }> {
+  const key = deriveSessionKey(SECRET, sessionId, NONCE);
+  const server = await createAgentServer({
+    port: 0,
+    workingDir,
+    sessionApiKeyHashes: [sessionKeyHash(key)],
+    logLevel: 'silent',
+  });
+  servers.push(server);
+  const session: BackendSession = {
+    labels: {
+      ...sessionLabels({
+        namespace: 'acknowledge-test',
+        sessionId,
+        runtimeId: 'cd'.repeat(16),
+        image: 'agent-workspace/agent-server:test',
+        resourceFactor: 1,
+        createdAt: new Date().toISOString(),
+        keyNonce: NONCE,
+      }),
+      ...labels,
+    },
+    status: 'running',
+    engineState: 'running',
+    url: server.url,
+  };
+  return { session, key };
+}
+
+const clockOf = (session: BackendSession, key: string) =>
+  fetchServerClock(session.url ?? '', key, { dispatcher, timeoutMs: 2000 });
+
+describe('acknowledgeSession', () => {
+  it('records a fetch that the agent-server clock shows, once it has been up a second', async () => {
+    const { session, key } = await runningSession('fetched');
+    const fresh = await clockOf(session, key);
+    expect(isStartAcknowledged(fresh)).toBe(false);
+    // Asking the clock is no activity.
+    await vi.waitFor(
+      async () => expect((await clockOf(session, key)).uptimeSeconds).toBeGreaterThanOrEqual(1),
+      {
+        timeout: 5000,
+        interval: 100,
+      },
+    );
+    expect(isStartAcknowledged(await clockOf(session, key))).toBe(false);
+
+    const acknowledged = await acknowledgeSession(context, session);
+    expect(acknowledged).toEqual({ ...session, answered: true });
+    expect(isStartAcknowledged(await clockOf(session, key))).toBe(true);
+  });
+
+  it('records a fetch within the first second a second later', async () => {
+    const { session, key } = await runningSession('early');
+    expect((await acknowledgeSession(context, session)).answered).toBe(true);
+    await vi.waitFor(
+      async () => expect(isStartAcknowledged(await clockOf(session, key))).toBe(true),
+      {
+        timeout: 5000,
+        interval: 100,
+      },
+    );
+  });
+
+  it('leaves sessions alone that need no acknowledgement or cannot give one', async () => {
+    const { session, key } = await runningSession('exempt', {
+      [RUNTIME_LABELS.reapIfUnacknowledged]: 'false',
+    });
+    await vi.waitFor(
+      async () => expect((await clockOf(session, key)).uptimeSeconds).toBeGreaterThanOrEqual(1),
+      {
+        timeout: 5000,
+        interval: 100,
+      },
+    );
+    expect(await acknowledgeSession(context, session)).toBe(session);
+    expect(isStartAcknowledged(await clockOf(session, key))).toBe(false);
+
+    const labelled = { ...session.labels, [RUNTIME_LABELS.reapIfUnacknowledged]: 'true' };
+    const paused: BackendSession = { ...session, labels: labelled, status: 'paused' };
+    expect(await acknowledgeSession(context, paused)).toBe(paused);
+    // Another nonce derives another key: the agent-server answers (its /server_info is open),
+    // but refuses the keyed request, so nothing is recorded.
+    const foreign: BackendSession = {
+      ...session,
+      labels: { ...labelled, [RUNTIME_LABELS.keyNonce]: 'ef'.repeat(16) },
+    };
+    expect((await acknowledgeSession(context, foreign)).answered).toBe(true);
+    expect(isStartAcknowledged(await clockOf(session, key))).toBe(false);
+  });
+});

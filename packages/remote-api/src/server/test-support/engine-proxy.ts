@@ -1,0 +1,111 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/** The request line of a container start in the Engine API (`POST /v1.47/containers/x/start`). */
+const CONTAINER_START = /^POST \/(?:v[\d.]+\/)?containers\/[^/\s]+\/start[?\s]/m;
+
+/** Options of {@link EngineProxy.start}. */
+export interface EngineProxyOptions {
+  /** The engine's Unix socket. @default '/var/run/docker.sock' */
+  socketPath?: string;
+}
+
+/**
+ * A real TCP proxy on loopback in front of the Docker engine's socket (a server reaches it as
+ * `DOCKER_HOST=tcp://...`) that can hold back the engine's answers to container starts: the
+ * start itself reaches the engine and runs, but the server waits for its answer until
+ * {@link release} — long enough for a test to kill the sandbox, or the server, mid-start.
+ */
+export class EngineProxy {
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  /** Flushes of the answers held back, one per held start. */
+  readonly #held: (() => void)[] = [];
+  /** Wake-ups of {@link untilHeld} callers, called at every held start. */
+  readonly #waiters = new Set<() => void>();
+  #holding = false;
+
+  private constructor(socketPath: string) {
+    this.#server = createServer((client) => {
+      const engine = createConnection({ path: socketPath });
+      let held: Buffer[] | undefined;
+      for (const socket of [client, engine]) {
+        this.#sockets.add(socket);
+        socket.once('close', () => {
+          this.#sockets.delete(socket);
+          client.destroy();
+          engine.destroy();
+        });
+        socket.on('error', () => {});
+      }
+      client.on('data', (chunk: Buffer) => {
+        // One request at a time per connection: the next answer is this start's.
+        if (this.#holding && held === undefined && CONTAINER_START.test(chunk.toString('latin1'))) {
+          const buffered: Buffer[] = [];
+          held = buffered;
+          this.#held.push(() => {
+            held = undefined;
+            for (const part of buffered) client.write(part);
+          });
+          for (const wake of this.#waiters) wake();
+        }
+        engine.write(chunk);
+      });
+      engine.on('data', (chunk: Buffer) => {
+        if (held) held.push(chunk);
+        else client.write(chunk);
+      });
+    });
+  }
+
+  /** Starts a proxy on a free loopback port. */
+  static async start({
+    socketPath = '/var/run/docker.sock',
+  }: EngineProxyOptions = {}): Promise<EngineProxy> {
+    const proxy = new EngineProxy(socketPath);
+    proxy.#server.listen(0, '127.0.0.1');
+    await once(proxy.#server, 'listening');
+    return proxy;
+  }
+
+  /** The proxy's port on 127.0.0.1. */
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  /** `DOCKER_HOST` of the proxy, e.g. `tcp://127.0.0.1:40123`. */
+  get dockerHost(): string {
+    return `tcp://127.0.0.1:${this.port}`;
+  }
+
+  /** From now on, holds back the engine's answer to every container start. */
+  holdStarts(): void {
+    this.#holding = true;
+  }
+
+  /** Resolves once `count` container starts have been sent on and their answers held back. */
+  async untilHeld(count: number): Promise<void> {
+    while (this.#held.length < count) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        this.#waiters.add(wake);
+      });
+    }
+  }
+
+  /** Passes every held answer on, and stops holding. */
+  release(): void {
+    this.#holding = false;
+    for (const flush of this.#held.splice(0)) flush();
+  }
+
+  /** Stops listening and drops every connection. */
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}

@@ -288,6 +288,7 @@ export {
   runtimeSessionWireSchema,
 } from './runtime-api/runtime-session.js';
 export {
+  MAX_SESSION_ALLOW_HOSTS,
   type RuntimeIdRequestWire,
   type RuntimeStoppedWire,
   runtimeIdRequestWireSchema,

@@ -1,5 +1,5 @@
 import { type RawExchange, rawExchange, requestHead } from '@agent-workspace/agent-server/testing';
-import { MAX_ENV_VARIABLES } from '@agent-workspace/protocol';
+import { MAX_ENV_VARIABLES, MAX_SESSION_ALLOW_HOSTS } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RUNTIME_LABELS } from '../src/backend/session-labels.js';
 import { call } from '../src/server/test-support/runtime-api-call.js';
@@ -69,6 +69,22 @@ function startFieldJunk(): [field: string, value: unknown][] {
     runtime_class: ['', 1, 'x'.repeat(254)],
     resource_factor: [3, 0, -1, '2', 1e308, 1.5, null],
     command: [5, Array(65).fill('x'), 'x'.repeat(4097)],
+    // Ours: the session's egress allow-list.
+    allow_hosts: [
+      'registry.npmjs.org',
+      [1],
+      [''],
+      ['a b'],
+      ['127.1'],
+      ['0x7f000001'],
+      ['*.com'],
+      ['example.com:0'],
+      ['example.com:65536'],
+      ['[::1'],
+      ['0.0.0.0'],
+      ['x'.repeat(261)],
+      Array(MAX_SESSION_ALLOW_HOSTS + 1).fill('a.example'),
+    ],
   };
   return Object.entries(junk).flatMap(([field, values]) =>
     values.map((value) => [field, value] as [string, unknown]),

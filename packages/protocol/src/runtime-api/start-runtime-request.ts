@@ -6,6 +6,12 @@ import { runtimeSessionIdSchema } from './runtime-session.js';
 /** Longest `image` reference, in characters. */
 const MAX_IMAGE_LENGTH = 512;
 
+/** Most entries of a session's `allow_hosts`. */
+export const MAX_SESSION_ALLOW_HOSTS = 256;
+
+/** Longest `allow_hosts` entry, in characters (a 253-character name and a port). */
+const MAX_ALLOW_HOST_LENGTH = 260;
+
 /** Longest `working_dir`, in characters. */
 const MAX_WORKING_DIR_LENGTH = 4096;
 
@@ -34,6 +40,13 @@ export const startRuntimeRequestWireSchema = z.strictObject({
   fs_group: z.number().int().min(0).max(2_147_483_647).nullish(),
   image_pull_policy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
   runtime_class: z.string().min(1).max(253).nullish(),
+  /**
+   * Ours: the session's egress allow-list (`host` or `host:port`, at most 256): the agent's
+   * commands, kernel and browser reach only these hosts, through the agent-server's proxy. On a
+   * server started with its own allow-list, each entry must be covered by it (the session can
+   * narrow the operator's list, never widen it); absent, the operator's list applies.
+   */
+  allow_hosts: z.array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH)).max(MAX_SESSION_ALLOW_HOSTS).optional(),
   resource_factor: z
     .number()
     .refine(

@@ -65,6 +65,7 @@ export interface FoundContainer {
  */
 export class DockerRuntimeBackend implements RuntimeBackend {
   readonly kind = 'docker';
+  readonly sandboxes = true;
   readonly namespace: string;
   readonly #docker: Docker;
   readonly #publishAddress: string;
@@ -118,6 +119,7 @@ export class DockerRuntimeBackend implements RuntimeBackend {
         network: this.#network,
         resources: spec.resources,
         publishAddress: this.#publishAddress,
+        sandbox: spec.sandbox,
       },
       labels: spec.labels,
       environment: {},

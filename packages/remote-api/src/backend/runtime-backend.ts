@@ -1,3 +1,4 @@
+import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { RuntimeSessionStatus } from '@agent-workspace/protocol';
 
 /** Options every backend call takes. */
@@ -35,6 +36,11 @@ export interface SessionSpec {
   resources: SessionResources;
   /** Labels the backend must put on everything it creates (see `sessionLabels`). */
   labels: Record<string, string>;
+  /**
+   * The agent-server's command sandbox and egress policy (see `ContainerSandbox` of
+   * `@agent-workspace/docker`); only on backends with {@link RuntimeBackend.sandboxes}.
+   */
+  sandbox?: ContainerSandbox | undefined;
 }
 
 /**
@@ -124,4 +130,10 @@ export interface RuntimeBackend {
   logs(runtimeId: string, options: BackendCallOptions & { tailLines: number }): Promise<string>;
   /** Warm pool sandboxes, on backends that can claim one for a session (Docker; not Swarm). */
   readonly warmSandboxes?: WarmSandboxBackend | undefined;
+  /**
+   * True when the backend can start an agent-server whose command sandbox works (a
+   * {@link SessionSpec.sandbox}): Docker can, with the security options bubblewrap needs; a
+   * Swarm service cannot unmask `/proc` or take a seccomp profile on the engines we support.
+   */
+  readonly sandboxes: boolean;
 }

@@ -1,4 +1,4 @@
-import { WorkspaceError } from '@agent-workspace/core';
+import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
 import {
   type DockerConnectionOptions,
   dockerStatus,
@@ -80,6 +80,8 @@ interface FoundService {
  */
 export class SwarmRuntimeBackend implements RuntimeBackend {
   readonly kind = 'swarm';
+  /** A service cannot unmask `/proc` or take a seccomp profile (engine API 1.41). */
+  readonly sandboxes = false;
   readonly namespace: string;
   readonly #docker: Docker;
   readonly #network: string | undefined;
@@ -104,6 +106,12 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
    */
   async start(spec: SessionSpec, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
     validateSessionSpec(spec, this.namespace);
+    if (spec.sandbox !== undefined) {
+      throw invalidArgument(
+        'sandbox',
+        'the swarm backend cannot run a sandboxed agent-server: a service cannot take the seccomp profile and unmasked /proc its bubblewrap needs',
+      );
+    }
     const name = sessionObjectName(this.namespace, spec.sessionId);
     const options: Docker.CreateServiceOptions = {
       ...swarmServiceSpec({

@@ -225,3 +225,25 @@ describe('--warm-pool', () => {
     ).toContain('--warm-pool applies to --backend docker only');
   });
 });
+
+describe('--allow-host', () => {
+  it('collects the operator allow-list, repeatable', () => {
+    const { server } = serve([
+      ...IMAGE,
+      '--allow-host',
+      'registry.npmjs.org',
+      '--allow-host',
+      '10.0.0.5:8080',
+    ]);
+    expect(server.allowHosts).toEqual(['registry.npmjs.org', '10.0.0.5:8080']);
+    expect(serve(IMAGE).server.allowHosts).toBeUndefined();
+    expect(CLI_USAGE).toContain('--allow-host <host[:port]>');
+  });
+
+  it('names the flag for an empty value or the swarm backend', () => {
+    expect(usageError([...IMAGE, '--allow-host', ''])).toContain('--allow-host');
+    expect(
+      usageError([...IMAGE, '--backend', 'swarm', '--allow-host', 'registry.npmjs.org']),
+    ).toContain('--allow-host applies to --backend docker only');
+  });
+});

@@ -83,6 +83,10 @@ Options:
   --warm-pool <image>=<count>       Keep <count> sandboxes of <image> (one of --image) started
                                     and ready for /start (docker backend); repeatable, at most
                                     ${MAX_WARM_SANDBOXES} sandboxes in all (working directory /workspace)
+  --allow-host <host[:port]>        Egress allow-list of every session (docker backend): the
+                                    agent's commands, kernel and browser run in the agent-server's
+                                    sandbox and reach only these hosts; a /start may narrow it
+                                    with allow_hosts; repeatable, at most 256
   --log-level <level>               fatal, error, warn, info, debug, trace or silent (default info)
   -h, --help                        Show this help
   -v, --version                     Show the version
@@ -194,6 +198,12 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       throw new CliUsageError(`--warm-pool image ${image} is not one of the --image values`);
     }
   }
+  const allowHosts = values['allow-host']?.map((host) => nonEmpty('--allow-host', host));
+  if (allowHosts !== undefined && backendKind !== 'docker') {
+    throw new CliUsageError(
+      '--allow-host applies to --backend docker only: a Swarm service cannot run the sandbox that enforces it',
+    );
+  }
   const optional = <T>(name: string, parseValue: (flag: string, value: string) => T) => {
     const value = values[name as keyof typeof values] as string | undefined;
     return value === undefined ? undefined : parseValue(`--${name}`, value);
@@ -238,6 +248,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       runtimeApiLogLevelSchema.options,
     ),
     ...(warmPool.length > 0 && { warmPool }),
+    ...(allowHosts !== undefined && { allowHosts }),
   };
   const backend: CliBackend = {
     kind: backendKind,
@@ -274,6 +285,7 @@ function parse(args: readonly string[]) {
       network: { type: 'string' },
       'log-level': { type: 'string' },
       'warm-pool': { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -9,6 +9,7 @@ import {
   type RuntimeApiServerOptions,
   resolveRuntimeApiServerOptions,
 } from './runtime-api-server-options.js';
+import { sessionSandbox } from './session-allow-hosts.js';
 import { StartGate } from './start-gate.js';
 import { WarmPool } from './warm-pool.js';
 
@@ -86,6 +87,7 @@ export async function createRuntimeApiServer(
       entries: resolved.warmPool,
       sessionKeySecret: resolved.sessionKeySecret,
       resources: resolved.resources,
+      sandbox: sessionSandbox(resolved, undefined),
       dispatcher,
       probeTimeoutMs: resolved.readinessTimeoutMs,
       log: context.log,

@@ -1,3 +1,4 @@
+import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { SessionResources } from '../backend/runtime-backend.js';
 import type { WarmPoolEntry } from './warm-pool-options.js';
 import { warmSettingsDigest } from './warm-sandbox-spec.js';
@@ -43,10 +44,14 @@ export interface ImagePool {
 }
 
 /** An empty pool for `entry`. */
-export function createImagePool(entry: WarmPoolEntry, resources: SessionResources): ImagePool {
+export function createImagePool(
+  entry: WarmPoolEntry,
+  resources: SessionResources,
+  sandbox: ContainerSandbox | undefined,
+): ImagePool {
   return {
     entry,
-    settings: warmSettingsDigest(entry, resources),
+    settings: warmSettingsDigest(entry, resources, sandbox),
     ready: [],
     starting: new Set(),
     claimedTotal: 0,

@@ -1,6 +1,7 @@
 import { WorkspaceError } from '@agent-workspace/core';
 import { describe, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
+import { SwarmRuntimeBackend } from '../backend/swarm-runtime-backend.js';
 import {
   DEFAULT_HOST,
   DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
@@ -137,5 +138,21 @@ describe('the /start checks beyond the schema', () => {
       pidsLimit: 400,
     });
     expect(scaleResources({}, 8)).toEqual({});
+  });
+
+  it('checks the operator allow-list entry by entry, and that the backend can sandbox', () => {
+    expect(
+      resolveRuntimeApiServerOptions({ ...valid, allowHosts: ['registry.npmjs.org'] }).allowHosts,
+    ).toEqual(['registry.npmjs.org']);
+    const bad = configError({ ...valid, allowHosts: ['ok.example', '127.1'] });
+    expect(bad.fields).toEqual(['allowHosts.1']);
+    expect(bad.message).toContain('non-canonical');
+    const swarm = configError({
+      ...valid,
+      backend: new SwarmRuntimeBackend({ namespace: 'options-test' }),
+      allowHosts: ['registry.npmjs.org'],
+    });
+    expect(swarm.fields).toEqual(['allowHosts']);
+    expect(swarm.message).toContain('swarm backend cannot sandbox sessions');
   });
 });

@@ -1,5 +1,6 @@
 import { logLevelSchema } from '@agent-workspace/agent-server/http';
 import { WorkspaceError } from '@agent-workspace/core';
+import { EgressAllowList, MAX_ALLOW_HOSTS } from '@agent-workspace/core/internal';
 import { z } from 'zod';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import { warmPoolOptionsSchema } from './warm-pool-options.js';
@@ -132,8 +133,30 @@ export const runtimeApiServerOptionsSchema = z
      * Warm sandboxes are no sessions: `maxSessions` does not count them. Default none.
      */
     warmPool: warmPoolOptionsSchema,
+    /**
+     * Egress allow-list of every session (`host` or `host:port`, at most 256): each session's
+     * agent-server runs the agent's commands, kernel and browser in its command sandbox, and they
+     * reach only these hosts, through its proxy. A `/start` may narrow it with `allow_hosts`,
+     * never widen it. Needs a backend that can sandbox (Docker). Default none: sessions are not
+     * sandboxed unless their `/start` asks for an allow-list.
+     */
+    allowHosts: z.array(z.string()).max(MAX_ALLOW_HOSTS).optional(),
   })
   .superRefine((options, context) => {
+    if (options.allowHosts !== undefined) {
+      try {
+        EgressAllowList.parse(options.allowHosts, 'allowHosts');
+      } catch (error) {
+        context.addIssue({ code: 'custom', path: issuePath(error), message: messageOf(error) });
+      }
+      if (!options.backend.sandboxes) {
+        context.addIssue({
+          code: 'custom',
+          path: ['allowHosts'],
+          message: `the ${options.backend.kind} backend cannot sandbox sessions (a service cannot take the seccomp profile and unmasked /proc bubblewrap needs); use the docker backend`,
+        });
+      }
+    }
     options.warmPool.forEach((entry, index) => {
       if (!options.images.includes(entry.image)) {
         context.addIssue({
@@ -151,6 +174,19 @@ export const runtimeApiServerOptionsSchema = z
       });
     }
   });
+
+/** The option path of an `EgressAllowList.parse` error: `allowHosts` or `allowHosts.<i>`. */
+function issuePath(error: unknown): (string | number)[] {
+  const field = WorkspaceError.isInstance(error) ? String(error.details.field ?? '') : '';
+  const index = /\[(\d+)\]$/.exec(field)?.[1];
+  return index === undefined ? ['allowHosts'] : ['allowHosts', Number(index)];
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // The path already names the field.
+  return message.replace(/^allowHosts(\[\d+\])? /, '');
+}
 
 /** Options of `createRuntimeApiServer` as callers write them. */
 export type RuntimeApiServerOptions = z.input<typeof runtimeApiServerOptionsSchema>;

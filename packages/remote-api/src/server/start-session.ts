@@ -20,6 +20,7 @@ import {
   type RuntimeApiContext,
 } from './runtime-api-context.js';
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
+import { type AllowHostsOptions, allowHostsIssues, sessionSandbox } from './session-allow-hosts.js';
 import { deriveSessionKey, sessionKeyHash } from './session-key.js';
 
 /** `Retry-After` of a start refused at the session limit, in seconds. */
@@ -180,6 +181,7 @@ function sessionSpec(context: RuntimeApiContext, body: StartRuntimeRequestWire):
     runAsUser: body.run_as_user ?? undefined,
     resourceFactor,
     resources: scaleResources(context.options.resources, resourceFactor),
+    sandbox: sessionSandbox(context.options, body.allow_hosts),
     labels: sessionLabels({
       namespace: context.backend.namespace,
       sessionId: body.session_id,
@@ -203,13 +205,14 @@ export function scaleResources(base: SessionResources, factor: number): SessionR
 
 /**
  * What the body schema cannot judge, as FastAPI-style issues: an image outside the allowed
- * list, a reserved environment name, `image_pull_policy: Always` (this server never pulls).
+ * list, a reserved environment name, `image_pull_policy: Always` (this server never pulls), an
+ * `allow_hosts` entry that does not parse or widens the operator's allow-list.
  */
 export function requestIssues(
-  options: Pick<ResolvedRuntimeApiServerOptions, 'images'>,
+  options: Pick<ResolvedRuntimeApiServerOptions, 'images'> & AllowHostsOptions,
   body: StartRuntimeRequestWire,
 ): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
+  const issues: ValidationIssue[] = allowHostsIssues(options, body.allow_hosts);
   if (!options.images.includes(body.image)) {
     issues.push({
       type: 'value_error',

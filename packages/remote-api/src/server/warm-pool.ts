@@ -1,4 +1,5 @@
 import { WorkspaceError } from '@agent-workspace/core';
+import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { StartRuntimeRequestWire } from '@agent-workspace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -40,6 +41,8 @@ export interface WarmPoolOptions {
   sessionKeySecret: string;
   /** Base limits of a sandbox (a pool sandbox has `resource_factor` 1). */
   resources: SessionResources;
+  /** The operator's command sandbox and allow-list, which every warm sandbox starts with. */
+  sandbox?: ContainerSandbox | undefined;
   dispatcher: Dispatcher;
   /** Longest one agent-server probe may take, in milliseconds. */
   probeTimeoutMs: number;
@@ -72,7 +75,7 @@ export class WarmPool implements AsyncDisposable {
     this.#options = options;
     this.#sandboxes = options.sandboxes;
     for (const entry of options.entries) {
-      this.#pools.set(entry.image, createImagePool(entry, options.resources));
+      this.#pools.set(entry.image, createImagePool(entry, options.resources, options.sandbox));
     }
   }
 
@@ -201,6 +204,7 @@ export class WarmPool implements AsyncDisposable {
       namespace: this.#options.backend.namespace,
       sessionKeySecret: this.#options.sessionKeySecret,
       resources: this.#options.resources,
+      sandbox: this.#options.sandbox,
     });
     const { runtimeId } = spec;
     pool.starting.add(runtimeId);

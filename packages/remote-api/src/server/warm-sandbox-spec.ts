@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { SessionResources, WarmSandboxSpec } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, warmSandboxLabels } from '../backend/session-labels.js';
@@ -12,6 +13,8 @@ export interface WarmSandboxSpecOptions {
   sessionKeySecret: string;
   /** Base limits of a sandbox; a pool sandbox has `resource_factor` 1. */
   resources: SessionResources;
+  /** The operator's command sandbox and allow-list of every session, if any. */
+  sandbox?: ContainerSandbox | undefined;
 }
 
 /**
@@ -25,6 +28,7 @@ export function warmSandboxSpec({
   namespace,
   sessionKeySecret,
   resources,
+  sandbox,
 }: WarmSandboxSpecOptions): { spec: WarmSandboxSpec; key: string } {
   const runtimeId = randomBytes(16).toString('hex');
   const keyNonce = randomBytes(16).toString('hex');
@@ -49,16 +53,31 @@ export function warmSandboxSpec({
       runAsUser: entry.runAsUser,
       resourceFactor: 1,
       resources,
-      labels: { ...labels, [RUNTIME_LABELS.warmSettings]: warmSettingsDigest(entry, resources) },
+      sandbox,
+      labels: {
+        ...labels,
+        [RUNTIME_LABELS.warmSettings]: warmSettingsDigest(entry, resources, sandbox),
+      },
     },
   };
 }
 
 /**
  * Digest of what a pool's sandboxes start with (package version, image, working directory,
- * user, limits): a sandbox with the digest of a pool is interchangeable with a new one of it.
+ * user, limits, sandbox): a sandbox with the digest of a pool is interchangeable with a new one of it.
  */
-export function warmSettingsDigest(entry: WarmPoolEntry, resources: SessionResources): string {
-  const settings = [packageJson.version, entry.image, entry.workingDir, entry.runAsUser, resources];
+export function warmSettingsDigest(
+  entry: WarmPoolEntry,
+  resources: SessionResources,
+  sandbox: ContainerSandbox | undefined,
+): string {
+  const settings = [
+    packageJson.version,
+    entry.image,
+    entry.workingDir,
+    entry.runAsUser,
+    resources,
+    sandbox ?? null,
+  ];
   return createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 32);
 }

@@ -37,20 +37,23 @@ export interface RuntimeApiServerFixture {
  */
 export function runtimeApiServerFixture(
   context: RemoteApiTestContext,
-  { callTimeoutMs, ...options }: RuntimeApiServerFixtureOptions,
+  options: RuntimeApiServerFixtureOptions,
 ): RuntimeApiServerFixture {
   const apiKey = `runtime-api-key-${randomUUID()}`;
   let server: RuntimeApiServer | undefined;
 
   beforeAll(async () => {
     if (context.skipReason) return;
+    // Read now, not when the suite is collected: an option may be a getter of a value that the
+    // file's own `beforeAll` sets (a port).
+    const { callTimeoutMs: _callTimeoutMs, ...serverOptions } = options;
     server = await createRuntimeApiServer({
       apiKeys: [apiKey],
       sessionKeySecret: `session-secret-${randomUUID()}`,
       images: [context.image],
       port: 0,
       logLevel: 'silent',
-      ...options,
+      ...serverOptions,
     });
   });
   afterAll(async () => {
@@ -65,7 +68,7 @@ export function runtimeApiServerFixture(
       return server;
     },
     api: (path, callOptions = {}) =>
-      call(fixture.server.url, path, { apiKey, timeoutMs: callTimeoutMs, ...callOptions }),
+      call(fixture.server.url, path, { apiKey, timeoutMs: options.callTimeoutMs, ...callOptions }),
     ready: (sessionId) =>
       pollUntil(
         () => fixture.api(`/sessions/${sessionId}`),

@@ -25,6 +25,7 @@ export interface ProxiedBackendOptions {
 export class ProxiedBackend implements RuntimeBackend {
   readonly kind: string;
   readonly namespace: string;
+  readonly sandboxes: boolean;
   readonly #inner: RuntimeBackend;
   readonly #relocateOnResume: boolean;
   /** The current proxy of each agent-server address. */
@@ -37,6 +38,7 @@ export class ProxiedBackend implements RuntimeBackend {
     this.#relocateOnResume = relocateOnResume;
     this.kind = inner.kind;
     this.namespace = inner.namespace;
+    this.sandboxes = inner.sandboxes;
   }
 
   /** Every byte sent towards any agent-server through the proxies. */

@@ -8,15 +8,15 @@
  */
 
 export {
-  type ParseWorkspaceOptionsOptions,
-  parseWorkspaceOptions,
-} from './errors/parse-workspace-options.js';
-export { positiveOption } from './errors/positive-option.js';
-export {
   type AllowHost,
   EgressAllowList,
   MAX_ALLOW_HOSTS,
 } from './command-sandbox/egress-allow-list.js';
+export {
+  type ParseWorkspaceOptionsOptions,
+  parseWorkspaceOptions,
+} from './errors/parse-workspace-options.js';
+export { positiveOption } from './errors/positive-option.js';
 export { DirectoryHandle, PROC_FD_WALKS } from './fs/directory-handle.js';
 export { type FileDestination, locateFileForWrite } from './fs/locate-file-for-write.js';
 export { openDirectory } from './fs/open-directory.js';

@@ -46,7 +46,10 @@ export const startRuntimeRequestWireSchema = z.strictObject({
    * server started with its own allow-list, each entry must be covered by it (the session can
    * narrow the operator's list, never widen it); absent, the operator's list applies.
    */
-  allow_hosts: z.array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH)).max(MAX_SESSION_ALLOW_HOSTS).optional(),
+  allow_hosts: z
+    .array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH))
+    .max(MAX_SESSION_ALLOW_HOSTS)
+    .optional(),
   resource_factor: z
     .number()
     .refine(

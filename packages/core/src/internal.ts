@@ -55,6 +55,7 @@ export {
   isServerSecretVariable,
 } from './internal/process/child-environment.js';
 export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';
+export { type TimeoutSignalOptions, timeoutSignal } from './internal/timeout-signal.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';
 export type { RunLocalCommandOptions } from './local/run-local-command-options.js';

@@ -2,6 +2,7 @@ import type { GitChangesTruncation } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { timeoutSignal } from '../internal/timeout-signal.js';
 
 /**
  * Bounds of the search for repositories nested below the directory `readGitChanges` is asked
@@ -90,8 +91,7 @@ export class RepositorySearch {
     this.limits = resolveLimits(limits);
     this.#caller = signal;
     this.#deadline = Date.now() + this.limits.timeoutMs;
-    const timeout = AbortSignal.timeout(this.limits.timeoutMs);
-    this.signal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    this.signal = timeoutSignal({ timeoutMs: this.limits.timeoutMs, signal });
   }
 
   /** The bound that cut the search short, if any (one that ended it wins over `depth`). */

@@ -1,5 +1,6 @@
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { timeoutSignal } from '../internal/timeout-signal.js';
 import { RemoteWorkspace } from '../remote/remote-workspace.js';
 import { diagnoseSandbox, readSandboxLogs, readSandboxState } from './diagnose-sandbox.js';
 import { raceSignal } from './race-signal.js';
@@ -286,7 +287,7 @@ export class SandboxLifecycle {
 
   /** A signal for one step: its timeout or `close()`. */
   #stepSignal(timeoutMs: number): AbortSignal {
-    return AbortSignal.any([AbortSignal.timeout(timeoutMs), this.#closing.signal]);
+    return timeoutSignal({ timeoutMs, signal: this.#closing.signal });
   }
 
   #serialize(step: () => Promise<void>): Promise<void> {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, request } from 'undici';
-import { timeoutSignal } from './timeout-signal.js';
 
 /** Longest a warm sandbox may take from started to ready, in milliseconds. */
 export const WARM_READY_TIMEOUT_MS = 60_000;

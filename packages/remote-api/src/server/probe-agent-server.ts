@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { type Dispatcher, request } from 'undici';
-import { timeoutSignal } from './timeout-signal.js';
 
 /** Largest `/server_info` answer read, in bytes; a larger one is a failed probe. */
 export const MAX_SERVER_INFO_BYTES = 64 * 1024;

@@ -1,9 +1,9 @@
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import type { StartGate } from './start-gate.js';
-import { timeoutSignal } from './timeout-signal.js';
 import type { WarmPool } from './warm-pool.js';
 
 /** What the routes and the idle reaper of one Runtime API server share. */

@@ -1,4 +1,5 @@
 import { WorkspaceError } from '@agent-workspace/core';
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { StartRuntimeRequestWire } from '@agent-workspace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
@@ -21,7 +22,6 @@ import {
 import { recordActivity } from './probe-agent-server.js';
 import { ENGINE_CALL_TIMEOUT_MS } from './runtime-api-context.js';
 import { deriveSandboxKey } from './session-key.js';
-import { timeoutSignal } from './timeout-signal.js';
 import type { WarmPoolEntry } from './warm-pool-options.js';
 import { warmPoolServes } from './warm-pool-serves.js';
 import { warmSandboxSpec } from './warm-sandbox-spec.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
-import { childEnvironment } from '@agent-workspace/core/internal';
+import { childEnvironment, timeoutSignal } from '@agent-workspace/core/internal';
 import {
   type ActionWire,
   errorObservation,
@@ -249,7 +249,7 @@ export class PluginHost implements AsyncDisposable {
       );
     }
     const timeoutMs = action.timeout ? action.timeout * 1000 : this.#actionTimeoutMs;
-    const actionSignal = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const actionSignal = timeoutSignal({ timeoutMs, signal });
     try {
       const observation = await withBound(
         handler.run(args, { signal: actionSignal, timeoutMs }, action),

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandSandbox } from '@agent-workspace/core';
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import type { MemoryMonitor } from '../memory/memory-monitor.js';
 import { raceAbort } from './bounded-waits.js';
 import { checkRequirements } from './check-requirements.js';
@@ -28,7 +29,7 @@ export interface StartPluginOptions {
  */
 export async function startPlugin(options: StartPluginOptions): Promise<string | undefined> {
   const { plugin, hostSignal, startTimeoutMs } = options;
-  const signal = AbortSignal.any([hostSignal, AbortSignal.timeout(startTimeoutMs)]);
+  const signal = timeoutSignal({ timeoutMs: startTimeoutMs, signal: hostSignal });
   try {
     const report = await checkRequirements(plugin.requirements, signal);
     if (report.problems.length > 0) return `missing requirements: ${report.problems.join('; ')}`;

@@ -1,6 +1,6 @@
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import { RUNTIME_API_KEY_HEADER, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
 import { request } from 'undici';
-import { timeoutSignal } from '../timeout-signal.js';
 
 /** An HTTP answer with its body read. */
 export interface Answer {

@@ -21,8 +21,20 @@ export {
   type ConversationEventListener,
   ConversationEvents,
 } from './conversation/conversation-events.js';
+export type {
+  ConversationHistory,
+  ReadHistoryOptions,
+} from './conversation/conversation-history.js';
+export {
+  type ConversationHistoryLimits,
+  DEFAULT_MAX_DISK_BYTES,
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_MEMORY_BYTES,
+  MIN_MAX_EVENT_BYTES,
+} from './conversation/conversation-history-limits.js';
 export type { UnavailableTool } from './conversation/conversation-tools.js';
 export { REMOTE_EVENT_PAGE_LIMIT } from './conversation/fetch-conversation-events.js';
+export { EVENT_TOO_LARGE } from './conversation/fit-event.js';
 export { LocalConversation } from './conversation/local-conversation.js';
 export type {
   LocalConversationOptions,

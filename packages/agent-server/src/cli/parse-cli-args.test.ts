@@ -235,6 +235,18 @@ describe('parseCliArgs', () => {
       [['--sandbox-writable', '/x'], '--sandbox-writable needs --sandbox'],
       [['--allow-host', ''], '--allow-host must not be empty'],
       [
+        ['--conversation-max-event-bytes', '1000'],
+        '--conversation-max-event-bytes must be at least',
+      ],
+      [
+        ['--conversation-max-memory-bytes', '20000'],
+        '--conversation-max-memory-bytes must be at least --conversation-max-event-bytes',
+      ],
+      [
+        ['--conversation-max-disk-bytes', '1048576'],
+        '--conversation-max-disk-bytes must be at least --conversation-max-memory-bytes',
+      ],
+      [
         ['--allow-host', 'example.com', '--sandbox', '--no-sandbox-network'],
         '--allow-host and --no-sandbox-network exclude each other',
       ],

@@ -2,6 +2,12 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentServerOptions, logLevelSchema } from '../agent-server-options.js';
+import {
+  DEFAULT_CONVERSATION_MAX_DISK_BYTES,
+  DEFAULT_CONVERSATION_MAX_EVENT_BYTES,
+  DEFAULT_CONVERSATION_MAX_MEMORY_BYTES,
+  MIN_CONVERSATION_MAX_EVENT_BYTES,
+} from '../conversations/conversation-service-options.js';
 import { CliUsageError, decimalFlag, indexedEnv, integerFlag, nonEmpty } from './cli-flags.js';
 
 export { CliUsageError } from './cli-flags.js';
@@ -66,6 +72,13 @@ Options:
   --action-timeout-seconds <s> Time an /execute_action action gets without its own (default 120)
   --process-tree-memory-limit-bytes <n>  Kill a command, kernel or browser whose processes use
                                more resident memory (default: measure only)
+  --conversation-max-event-bytes <n>   Largest conversation event; bigger ones are cut with a
+                               marker (default 262144, at least 16384)
+  --conversation-max-memory-bytes <n>  Event bytes a loaded conversation keeps in memory
+                               (default 8388608)
+  --conversation-max-disk-bytes <n>    Bytes of a conversation's event file; oldest events are
+                               dropped past it (default 67108864)
+  --max-loaded-conversations <n>  Idle persisted conversations kept loaded (default 32)
   --no-extensions              Serve and announce only the plain OpenHands protocol
   -h, --help                   Show this help
   -v, --version                Show the version
@@ -170,6 +183,26 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       options[key] = integerFlag(`--${flag}`, value, 1, Number.MAX_SAFE_INTEGER);
     }
   }
+  const history = {
+    event: options.conversationMaxEventBytes ?? DEFAULT_CONVERSATION_MAX_EVENT_BYTES,
+    memory: options.conversationMaxMemoryBytes ?? DEFAULT_CONVERSATION_MAX_MEMORY_BYTES,
+    disk: options.conversationMaxDiskBytes ?? DEFAULT_CONVERSATION_MAX_DISK_BYTES,
+  };
+  if (history.event < MIN_CONVERSATION_MAX_EVENT_BYTES) {
+    throw new CliUsageError(
+      `--conversation-max-event-bytes must be at least ${MIN_CONVERSATION_MAX_EVENT_BYTES}`,
+    );
+  }
+  if (history.memory < history.event) {
+    throw new CliUsageError(
+      `--conversation-max-memory-bytes must be at least --conversation-max-event-bytes (${history.event})`,
+    );
+  }
+  if (history.disk < history.memory) {
+    throw new CliUsageError(
+      `--conversation-max-disk-bytes must be at least --conversation-max-memory-bytes (${history.memory})`,
+    );
+  }
   for (const [flag, key] of SECONDS_FLAGS) {
     const value = values[flag];
     if (value !== undefined) options[key] = decimalFlag(`--${flag}`, value, 'a number of seconds');
@@ -193,6 +226,10 @@ const INTEGER_FLAGS = [
   ['git-search-max-repositories', 'gitSearchMaxRepositories'],
   ['git-search-max-directories', 'gitSearchMaxDirectories'],
   ['process-tree-memory-limit-bytes', 'processTreeMemoryLimitBytes'],
+  ['conversation-max-event-bytes', 'conversationMaxEventBytes'],
+  ['conversation-max-memory-bytes', 'conversationMaxMemoryBytes'],
+  ['conversation-max-disk-bytes', 'conversationMaxDiskBytes'],
+  ['max-loaded-conversations', 'maxLoadedConversations'],
 ] as const;
 
 /** Flags in seconds and the options they set. */
@@ -249,6 +286,10 @@ function parse(args: readonly string[]) {
       'plugin-start-timeout-seconds': { type: 'string' },
       'action-timeout-seconds': { type: 'string' },
       'process-tree-memory-limit-bytes': { type: 'string' },
+      'conversation-max-event-bytes': { type: 'string' },
+      'conversation-max-memory-bytes': { type: 'string' },
+      'conversation-max-disk-bytes': { type: 'string' },
+      'max-loaded-conversations': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -26,13 +26,25 @@ export async function agentFromWire(json: unknown, maxIterations: number): Promi
 
 /** The agent's JSON without an API key (also removes one a model might add). */
 export function redactedAgent(agent: Agent): Record<string, unknown> {
-  let config: Record<string, unknown>;
+  let config: unknown;
   try {
-    config = JSON.parse(JSON.stringify(agent.toConfig())) as Record<string, unknown>;
+    config = agent.toConfig();
   } catch {
     return {};
   }
-  const llm = config.llm as Record<string, unknown> | undefined;
-  if (llm) delete llm.api_key;
-  return config;
+  return redactedAgentConfig(config);
+}
+
+/** A copy of an agent's JSON without `llm.api_key`; `{}` for what is not an object. */
+export function redactedAgentConfig(config: unknown): Record<string, unknown> {
+  if (typeof config !== 'object' || config === null) return {};
+  let copy: Record<string, unknown>;
+  try {
+    copy = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  const llm = copy.llm as Record<string, unknown> | undefined;
+  if (typeof llm === 'object' && llm !== null) delete llm.api_key;
+  return copy;
 }

@@ -2,7 +2,6 @@ import {
   AGENT_SERVER_ROUTES,
   agentFinalResponseWireSchema,
   CONVERSATION_EXECUTION_STATUSES,
-  type ConversationEventWire,
   conversationEventPageWireSchema,
   conversationInfoWireSchema,
   conversationPageWireSchema,
@@ -19,8 +18,12 @@ import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
 import type { HeldConversation } from '../conversations/conversation-service.js';
 import { conversationServiceOf } from '../conversations/conversation-service-of.js';
+import {
+  countConversationEvents,
+  searchConversationEvents,
+} from '../conversations/search-conversation-events.js';
 
-/** Largest page of conversations or events. */
+/** Largest page of conversations or events (events pages also stop at `MAX_EVENT_PAGE_BYTES`). */
 export const MAX_PAGE_LIMIT = 100;
 
 /** Most ids one batch get may ask for. */
@@ -68,17 +71,22 @@ const batchQuery = z.object({
 /**
  * The conversation routes under `AGENT_SERVER_ROUTES.conversations` (OpenHands-compatible):
  * start, read, search, count, update, delete, run, pause, interrupt, send messages, read events
- * and the agent's final response. See the README "Conversations".
+ * and the agent's final response. Event routes stream the conversation's history from disk; see
+ * the README "Conversations".
  */
 export function registerConversationRoutes(app: FastifyInstance, context: ServerContext): void {
   const service = conversationServiceOf(context, app);
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  const held = async (id: string, status = 404): Promise<HeldConversation> => {
+  const found = async (id: string) => {
     await service.ready();
     context.touch();
-    const found = service.get(id);
-    if (!found) throw new HttpError(status, 'Conversation not found');
-    return found;
+    const record = service.get(id);
+    if (!record) throw new HttpError(404, 'Conversation not found');
+    return record;
+  };
+  const use = <T>(id: string, task: (held: HeldConversation) => Promise<T> | T): Promise<T> => {
+    context.touch();
+    return service.use(id, task);
   };
 
   typed.post(
@@ -92,8 +100,8 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
     },
     async (request, reply) => {
       context.touch();
-      const { held: conversation, created } = await service.create(request.body);
-      return reply.status(created ? 201 : 200).send(service.info(conversation));
+      const { record, created } = await service.create(request.body);
+      return reply.status(created ? 201 : 200).send(await service.info(record));
     },
   );
 
@@ -108,10 +116,12 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
     },
     async (request) => {
       await service.ready();
-      return request.query.ids.map((id) => {
-        const found = service.get(id);
-        return found ? service.info(found) : null;
-      });
+      return Promise.all(
+        request.query.ids.map((id) => {
+          const record = service.get(id);
+          return record ? service.info(record) : null;
+        }),
+      );
     },
   );
 
@@ -127,17 +137,23 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
     async (request) => {
       await service.ready();
       const { page_id: pageId, limit, status, sort_order: order } = request.query;
-      const key = order.startsWith('UPDATED_AT') ? 'updated_at' : 'created_at';
+      const byUpdate = order.startsWith('UPDATED_AT');
       const descending = order.endsWith('_DESC');
-      const infos = service
+      const keyOf = (record: { meta: { created_at: string }; updatedAt: string }) =>
+        byUpdate ? record.updatedAt : record.meta.created_at;
+      const records = service
         .list()
-        .map((conversation) => service.info(conversation))
-        .filter((info) => status === undefined || info.execution_status === status)
+        .filter((record) => status === undefined || service.statusOf(record) === status)
         .sort((a, b) => {
-          const byKey = a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id < b.id ? -1 : 1;
+          const [x, y] = [keyOf(a), keyOf(b)];
+          const byKey = x < y ? -1 : x > y ? 1 : a.meta.id < b.meta.id ? -1 : 1;
           return descending ? -byKey : byKey;
         });
-      return page(infos, pageId, limit, (info) => info.id);
+      const { items, next_page_id } = page(records, pageId, limit, (record) => record.meta.id);
+      return {
+        items: await Promise.all(items.map((record) => service.info(record))),
+        next_page_id,
+      };
     },
   );
 
@@ -155,8 +171,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       const { status } = request.query;
       return service
         .list()
-        .filter((c) => status === undefined || c.conversation.state.executionStatus === status)
-        .length;
+        .filter((record) => status === undefined || service.statusOf(record) === status).length;
     },
   );
 
@@ -169,7 +184,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         response: { 200: conversationInfoWireSchema },
       },
     },
-    async (request) => service.info(await held(request.params.conversation_id)),
+    async (request) => service.info(await found(request.params.conversation_id)),
   );
 
   typed.patch(
@@ -182,13 +197,10 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         response: { 200: successSchema },
       },
     },
-    async (request) => {
-      await service.ready();
-      const found = service.get(request.params.conversation_id);
-      if (!found) return { success: false };
-      await service.update(found, request.body);
-      return SUCCESS;
-    },
+    async (request) =>
+      (await service.update(request.params.conversation_id, request.body))
+        ? SUCCESS
+        : { success: false },
   );
 
   typed.delete(
@@ -201,7 +213,10 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       },
     },
     async (request) => {
-      await service.delete(await held(request.params.conversation_id, 400));
+      context.touch();
+      if (!(await service.delete(request.params.conversation_id))) {
+        throw new HttpError(400, 'Conversation not found');
+      }
       return SUCCESS;
     },
   );
@@ -216,7 +231,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       },
     },
     async (request) => {
-      service.startRun(await held(request.params.conversation_id));
+      await use(request.params.conversation_id, (held) => service.startRun(held));
       return SUCCESS;
     },
   );
@@ -235,7 +250,10 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         },
       },
       async (request) => {
-        await service.pause(await held(request.params.conversation_id, 400));
+        context.touch();
+        if (!(await service.pause(request.params.conversation_id))) {
+          throw new HttpError(400, 'Conversation not found');
+        }
         return SUCCESS;
       },
     );
@@ -252,7 +270,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       },
     },
     async (request) => {
-      await service.sendMessage(await held(request.params.conversation_id), request.body);
+      await use(request.params.conversation_id, (held) => service.sendMessage(held, request.body));
       return SUCCESS;
     },
   );
@@ -261,18 +279,22 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
     AGENT_SERVER_ROUTES.searchConversationEvents,
     {
       schema: {
-        summary: 'Search the events of a conversation',
+        summary: `Search the events of a conversation (pages of at most ${MAX_PAGE_LIMIT} events and about 4 MiB)`,
         params: idParams,
         querystring: eventSearchQuery,
         response: { 200: conversationEventPageWireSchema },
       },
     },
     async (request) => {
-      const found = await held(request.params.conversation_id);
       const { page_id: pageId, limit, sort_order: order, ...filter } = request.query;
-      const events = found.conversation.events.toArray().filter(matches(filter));
-      if (order === 'TIMESTAMP_DESC') events.reverse();
-      return page(events, pageId, limit, (event) => String(event.id));
+      return use(request.params.conversation_id, (held) =>
+        searchConversationEvents(held.conversation.history, held.cursors, {
+          ...filter,
+          pageId,
+          limit,
+          descending: order === 'TIMESTAMP_DESC',
+        }),
+      );
     },
   );
 
@@ -286,22 +308,21 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         response: { 200: z.number().int() },
       },
     },
-    async (request) => {
-      const found = await held(request.params.conversation_id);
-      return found.conversation.events.toArray().filter(matches(request.query)).length;
-    },
+    async (request) =>
+      use(request.params.conversation_id, (held) =>
+        countConversationEvents(held.conversation.history, request.query),
+      ),
   );
 
   typed.get(
     AGENT_SERVER_ROUTES.conversationEvent,
     { schema: { summary: 'Get one event of a conversation', params: eventParams } },
     async (request) => {
-      const found = await held(request.params.conversation_id);
-      const event = found.conversation.events
-        .toArray()
-        .find((candidate) => candidate.id === request.params.event_id);
-      if (!event) throw new HttpError(404, 'Event not found');
-      return event;
+      const entry = await use(request.params.conversation_id, (held) =>
+        held.conversation.history.find(request.params.event_id),
+      );
+      if (!entry) throw new HttpError(404, 'Event not found');
+      return entry.event;
     },
   );
 
@@ -314,10 +335,11 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         response: { 200: agentFinalResponseWireSchema },
       },
     },
-    async (request) => {
-      const found = await held(request.params.conversation_id);
-      return { response: found.conversation.agentFinalResponse() };
-    },
+    async (request) => ({
+      response: await use(request.params.conversation_id, (held) =>
+        held.conversation.history.finalResponse(),
+      ),
+    }),
   );
 }
 
@@ -336,15 +358,4 @@ function page<T>(
   const slice = items.slice(start, start + limit);
   const next = items[start + limit];
   return { items: slice, next_page_id: next === undefined ? null : keyOf(next) };
-}
-
-/** Matches events by kind (bare or fully-qualified: the last dotted part) and source. */
-function matches(filter: {
-  kind?: string | undefined;
-  source?: string | undefined;
-}): (event: ConversationEventWire) => boolean {
-  const kind = filter.kind?.split('.').at(-1);
-  return (event) =>
-    (kind === undefined || event.kind === kind) &&
-    (filter.source === undefined || event.source === filter.source);
 }

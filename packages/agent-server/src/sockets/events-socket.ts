@@ -1,5 +1,6 @@
 import {
   AGENT_SERVER_ROUTES,
+  type ConversationEventWire,
   formatWireTimestamp,
   SOCKET_CLOSE_CODES,
   sendMessageRequestWireSchema,
@@ -16,8 +17,14 @@ import { describeFrameError } from './describe-frame-error.js';
 /** Most simultaneous events-socket subscribers of one conversation (as OpenHands). */
 export const MAX_CONVERSATION_SUBSCRIBERS = 50;
 
-/** Most bytes queued for a subscriber before it is closed with 1013 as too slow. */
+/**
+ * Most bytes queued for a subscriber (unsent, or new events waiting for the history to be sent)
+ * before it is closed with 1013 as too slow.
+ */
 export const MAX_EVENTS_SOCKET_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+/** Unsent bytes past which the history waits for the client to read. */
+const REPLAY_BUFFERED_BYTES = 1024 * 1024;
 
 const paramsSchema = z.object({ conversation_id: z.string().min(1).max(200) });
 
@@ -36,9 +43,9 @@ const querySchema = z.object({
  * (OpenHands-compatible): after the auth handshake, an unknown conversation is closed with 4004
  * "Conversation not found"; otherwise the client gets a `ConversationStateUpdateEvent` with
  * `key: "full_state"`, then the history (`resend_mode=all`, or `since` with `after_timestamp`),
- * then every new event and a new `full_state` after each run. A client frame that is a `Message`
- * (`{"role":"user","content":[…]}`) is sent with `run: true`; a bad one is answered with a
- * `ServerErrorEvent`.
+ * streamed from disk at the client's pace, then every new event and a new `full_state` after
+ * each run. A client frame that is a `Message` (`{"role":"user","content":[…]}`) is sent with
+ * `run: true`; a bad one is answered with a `ServerErrorEvent`.
  */
 export function registerEventsSocket(app: FastifyInstance, context: ServerContext): void {
   const service = conversationServiceOf(context, app);
@@ -54,14 +61,25 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
       const { conversation_id: id } = request.params;
       const { resend_mode: mode, after_timestamp: after, resend_all: resendAll } = request.query;
       let ready: Promise<boolean> = Promise.resolve(false);
-      const send = (event: unknown): void => {
+      const sendText = (text: string): void => {
         if (socket.readyState !== socket.OPEN) return;
         if (socket.bufferedAmount > MAX_EVENTS_SOCKET_BUFFERED_BYTES) {
           socket.close(SOCKET_CLOSE_CODES.tryAgainLater, 'Too slow: events were not read');
           return;
         }
-        socket.send(JSON.stringify(event));
+        socket.send(text);
       };
+      const send = (event: unknown): void => sendText(JSON.stringify(event));
+      // History goes out at the pace the client reads it.
+      const sendPaced = (event: unknown): Promise<void> =>
+        new Promise((resolve) => {
+          if (socket.readyState !== socket.OPEN) return resolve();
+          const text = JSON.stringify(event);
+          if (socket.bufferedAmount < REPLAY_BUFFERED_BYTES) {
+            socket.send(text);
+            resolve();
+          } else socket.send(text, () => resolve());
+        });
       const sendError = (code: string, detail: string): void =>
         send({
           kind: 'ServerErrorEvent',
@@ -71,32 +89,57 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
           code,
           detail,
         });
+      const since = mode === 'since' ? after : undefined;
       const start = async (): Promise<boolean> => {
-        await service.ready();
-        const held = service.get(id);
-        if (socket.readyState !== socket.OPEN) return false;
+        const held = await service.acquire(id);
+        if (socket.readyState !== socket.OPEN) {
+          if (held) service.release(held);
+          return false;
+        }
         if (!held) {
           socket.close(SOCKET_CLOSE_CODES.conversationNotFound, 'Conversation not found');
           return false;
         }
-        if (service.watcherCount(id) >= MAX_CONVERSATION_SUBSCRIBERS) {
-          socket.close(
-            SOCKET_CLOSE_CODES.tryAgainLater,
-            'Too many connections for this conversation',
-          );
-          return false;
-        }
-        // Snapshot, replay and subscription in one turn: no event is missed or sent twice.
-        send(service.fullState(held));
-        if (mode === 'all' || resendAll === true) {
-          for (const event of held.conversation.events) send(event);
-        } else if (mode === 'since' && after !== undefined) {
-          for (const event of held.conversation.events) {
-            if (String(event.timestamp) >= after) send(event);
+        let replay: AsyncIterable<{ event: ConversationEventWire }> | undefined;
+        let waiting: string[] | undefined;
+        try {
+          if (service.watcherCount(id) >= MAX_CONVERSATION_SUBSCRIBERS) {
+            socket.close(
+              SOCKET_CLOSE_CODES.tryAgainLater,
+              'Too many connections for this conversation',
+            );
+            return false;
           }
+          // Snapshot, history as of now and subscription in one turn: no event is missed or
+          // sent twice. New events wait (bounded) while the history is streamed; the watch, not
+          // the slow stream, keeps the conversation loaded.
+          send(service.fullState(held));
+          if (mode === 'all' || resendAll === true || since !== undefined) {
+            replay = held.conversation.history.read();
+            waiting = [];
+          }
+          let waitingBytes = 0;
+          const unwatch = service.watch(held, (event) => {
+            if (waiting === undefined) return send(event);
+            const text = JSON.stringify(event);
+            waiting.push(text);
+            waitingBytes += text.length;
+            if (waitingBytes > MAX_EVENTS_SOCKET_BUFFERED_BYTES) {
+              socket.close(SOCKET_CLOSE_CODES.tryAgainLater, 'Too slow: events were not read');
+            }
+          });
+          socket.once('close', unwatch);
+        } finally {
+          service.release(held);
         }
-        const unwatch = service.watch(held, send);
-        socket.once('close', unwatch);
+        if (replay !== undefined) {
+          for await (const { event } of replay) {
+            if (socket.readyState !== socket.OPEN) break;
+            if (since === undefined || String(event.timestamp) >= since) await sendPaced(event);
+          }
+          for (const text of waiting ?? []) sendText(text);
+          waiting = undefined;
+        }
         return true;
       };
       authenticateSocket(socket, request, context, {
@@ -115,11 +158,12 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
             if (!parsed.success) {
               return sendError('ValidationError', describeFrameError(parsed.error, frame.value));
             }
-            const held = service.get(id);
-            if (!held) return sendError('NotFound', 'Conversation not found');
+            if (!service.get(id)) return sendError('NotFound', 'Conversation not found');
             context.touch();
             try {
-              await service.sendMessage(held, { ...parsed.data, run: true });
+              await service.use(id, (held) =>
+                service.sendMessage(held, { ...parsed.data, run: true }),
+              );
             } catch (error) {
               sendError(
                 error instanceof Error ? error.name : 'Exception',

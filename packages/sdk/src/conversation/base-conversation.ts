@@ -24,7 +24,10 @@ export interface BaseConversation extends AsyncDisposable {
   readonly id: string;
   /** Where the tools act; not closed by the conversation. */
   readonly workspace: Workspace;
-  /** The events, oldest first, with `subscribe()` for new ones. */
+  /**
+   * The events, oldest first, with `subscribe()` for new ones (a `LocalConversation` keeps its
+   * newest here, within its history's `maxMemoryBytes`).
+   */
   readonly events: ConversationEvents;
   /** The conversation's id and execution status, as of now. */
   readonly state: ConversationState;

@@ -6,7 +6,8 @@ export type ConversationEventListener = (event: ConversationEventWire) => void;
 /**
  * The events of a conversation, oldest first, as OpenHands wire JSON, and a way to follow new
  * ones. A listener is called synchronously as each event is recorded; one that throws is
- * ignored, so it cannot stop the run.
+ * ignored, so it cannot stop the run. A `LocalConversation` keeps here only its newest events
+ * (see `ConversationHistoryLimits.maxMemoryBytes`); its `history` reads them all.
  */
 export class ConversationEvents implements Iterable<ConversationEventWire> {
   readonly #events: ConversationEventWire[];
@@ -17,17 +18,26 @@ export class ConversationEvents implements Iterable<ConversationEventWire> {
   }
 
   /**
-   * A list for the conversation that owns it: `record` appends and tells the listeners, `view`
-   * is the live array for the agent loop. Others only read and subscribe.
+   * A list for the conversation that owns it: `record` appends and tells the listeners, `evict`
+   * forgets the `count` oldest, `view` is the live array for the agent loop. Others only read
+   * and subscribe.
    * @param initial Events recorded before (a reopened conversation's history).
    */
   static create(initial: readonly ConversationEventWire[] = []): {
     events: ConversationEvents;
     record: (event: ConversationEventWire) => void;
+    evict: (count: number) => void;
     view: readonly ConversationEventWire[];
   } {
     const events = new ConversationEvents(initial);
-    return { events, record: (event) => events.#record(event), view: events.#events };
+    return {
+      events,
+      record: (event) => events.#record(event),
+      evict: (count) => {
+        events.#events.splice(0, count);
+      },
+      view: events.#events,
+    };
   }
 
   /** Number of events. */

@@ -1,19 +1,34 @@
-import { type FileHandle, mkdir, open, readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
-import { DirectoryHandle, writeStreamAtomic } from '@agent-workspace/core/internal';
+import {
+  DirectoryHandle,
+  TEMPORARY_FILE_PATTERN,
+  writeStreamAtomic,
+} from '@agent-workspace/core/internal';
 import {
   CONVERSATION_EXECUTION_STATUSES,
   type ConversationEventWire,
   conversationEventWireSchema,
 } from '@agent-workspace/protocol';
 import { z } from 'zod';
+import type { ResolvedHistoryLimits } from './conversation-history-limits.js';
+import { linesBackward, linesForward } from './event-file-lines.js';
+import { fitEvent } from './fit-event.js';
 
 /** File of a persisted conversation's state (rewritten atomically on each change). */
 export const STATE_FILE = 'state.json';
 /** File of a persisted conversation's events: one JSON event per line, appended. */
 export const EVENTS_FILE = 'events.jsonl';
+
+/** Share of `maxDiskBytes` a compaction keeps: the newest events that fill it. */
+const COMPACTION_SHARE = 0.75;
+
+/** Lines {@link ConversationStore.inspect} looks at for the last event, and their bound. */
+const INSPECTED_LINES = 8;
+const INSPECTED_LINE_BYTES = 16 * 1024 ** 2;
 
 const persistedStateSchema = z.looseObject({
   id: z.string().min(1),
@@ -26,36 +41,83 @@ const persistedStateSchema = z.looseObject({
 /** The state file's content. */
 export type PersistedConversationState = z.infer<typeof persistedStateSchema>;
 
+/** An event of a conversation's history and where its line is. */
+export interface StoredEvent {
+  readonly event: ConversationEventWire;
+  /**
+   * Where its line starts, in bytes appended since the history was opened; compactions do not
+   * move it, so it orders events and finds one again.
+   */
+  readonly position: number;
+  /** Bytes of its line, newline included. */
+  readonly bytes: number;
+}
+
 /** What {@link ConversationStore.open} read back. */
 export interface OpenedConversation {
   store: ConversationStore;
   state: PersistedConversationState;
-  events: ConversationEventWire[];
+  /** The newest events whose lines fit in `maxMemoryBytes` (at least one), oldest first. */
+  tail: StoredEvent[];
+}
+
+/** What {@link ConversationStore.inspect} reads of a conversation without opening it. */
+export interface PersistedConversationSummary {
+  state: PersistedConversationState;
+  /** Timestamp of the last event, if there is one. */
+  lastEventAt: string | undefined;
+}
+
+/** Which stored lines {@link ConversationStore.read} reads, by position. */
+export interface StoredRange {
+  /** First position read (inclusive). */
+  from: number;
+  /** Lines must end at or before it. */
+  before: number;
+  /** Newest first. */
+  backward: boolean;
 }
 
 /**
  * A conversation on disk: `state.json` (replaced atomically: written aside, synced, renamed) and
  * `events.jsonl` (append-only, one event per line). A crash can tear only the last line; opening
- * skips it and cuts it off, so the next append starts on a clean line. Writes are queued in
- * order; the first failure is kept and thrown by {@link ConversationStore.flush}. One process
- * at a time per directory.
+ * skips it and cuts it off, so the next append starts on a clean line. Once the file passes
+ * `maxDiskBytes` it is compacted (streamed) to its newest lines. Writes and compactions are
+ * queued in order; the first failure is kept and thrown by {@link ConversationStore.flush}. One
+ * process at a time per directory.
  */
 export class ConversationStore {
   readonly #directory: string;
-  readonly #events: FileHandle;
+  readonly #eventsPath: string;
+  readonly #limits: ResolvedHistoryLimits;
+  #appender: FileHandle;
   #tail: Promise<void> = Promise.resolve();
   #failure: unknown;
   #closed = false;
+  /** Position of the file's first byte, as of the last queued operation that ran. */
+  #base = 0;
+  /** Position the next appended line gets. */
+  #end: number;
+  #compactionQueued = false;
 
-  private constructor(directory: string, events: FileHandle) {
+  private constructor(
+    directory: string,
+    appender: FileHandle,
+    limits: ResolvedHistoryLimits,
+    end: number,
+  ) {
     this.#directory = directory;
-    this.#events = events;
+    this.#eventsPath = path.join(directory, EVENTS_FILE);
+    this.#appender = appender;
+    this.#limits = limits;
+    this.#end = end;
   }
 
   /** Starts a conversation in `directory` (created if missing); refuses one that holds one. */
   static async create(
     directory: string,
     state: PersistedConversationState,
+    limits: ResolvedHistoryLimits,
   ): Promise<ConversationStore> {
     await mkdir(directory, { recursive: true });
     if (await exists(path.join(directory, STATE_FILE))) {
@@ -72,37 +134,83 @@ export class ConversationStore {
       await events.close();
       throw error;
     }
-    return new ConversationStore(directory, events);
+    return new ConversationStore(directory, events, limits, 0);
   }
 
-  /** Reads the conversation in `directory` back. `NOT_FOUND` when there is none. */
-  static async open(directory: string): Promise<OpenedConversation> {
-    const statePath = path.join(directory, STATE_FILE);
-    let stateText: string;
-    try {
-      stateText = await readFile(statePath, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw new WorkspaceError({
-        code: 'NOT_FOUND',
-        message: `persistenceDir (${directory}) holds no conversation: ${STATE_FILE} is missing`,
-        details: { field: 'persistenceDir', path: statePath },
-      });
+  /**
+   * Reads the conversation in `directory` back: its state and the newest events that fit in
+   * memory, read from the end of the file (the rest is not read). A file past `maxDiskBytes` is
+   * compacted first, and files a dead process left written aside are removed. `NOT_FOUND` when
+   * there is no conversation; `INVALID_CONFIG` when the state or a line read (but the last) is
+   * not what it should be.
+   */
+  static async open(directory: string, limits: ResolvedHistoryLimits): Promise<OpenedConversation> {
+    const state = await readState(directory);
+    // Files written aside when a process died (one per directory): a compaction's may be large.
+    for (const name of await readdir(directory)) {
+      if (TEMPORARY_FILE_PATTERN.test(name)) await rm(path.join(directory, name), { force: true });
     }
-    const state = parseOrThrow(persistedStateSchema, stateText, statePath);
     const eventsPath = path.join(directory, EVENTS_FILE);
-    const { events, validBytes, totalBytes } = await readEvents(eventsPath);
-    const handle = await open(eventsPath, 'a');
-    if (validBytes < totalBytes) await handle.truncate(validBytes);
-    return { store: new ConversationStore(directory, handle), state, events };
+    const appender = await open(eventsPath, 'a');
+    let store: ConversationStore;
+    try {
+      const size = (await appender.stat()).size;
+      const end = await validEnd(eventsPath, size, limits.maxMemoryBytes);
+      if (end < size) await appender.truncate(end);
+      store = new ConversationStore(directory, appender, limits, end);
+    } catch (error) {
+      await appender.close();
+      throw error;
+    }
+    try {
+      if (store.#end > limits.maxDiskBytes) await store.#compact();
+      return { store, state, tail: await store.#readTail() };
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
   }
 
-  /** Queues `event` for appending. */
-  append(event: ConversationEventWire): void {
-    const line = `${JSON.stringify(event)}\n`;
-    this.#enqueue(async () => {
-      await this.#events.write(line);
+  /** The state of the conversation in `directory` and the time of its last event. */
+  static async inspect(directory: string): Promise<PersistedConversationSummary> {
+    const state = await readState(directory);
+    const handle = await open(path.join(directory, EVENTS_FILE), 'r').catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
     });
+    if (handle === undefined) return { state, lastEventAt: undefined };
+    try {
+      const { size } = await handle.stat();
+      let looked = 0;
+      for await (const line of linesBackward(handle, 0, size, INSPECTED_LINE_BYTES)) {
+        const timestamp = (parseJson(line.text) as { timestamp?: unknown } | undefined)?.timestamp;
+        if (typeof timestamp === 'string') return { state, lastEventAt: timestamp };
+        if (++looked === INSPECTED_LINES) break;
+      }
+      return { state, lastEventAt: undefined };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Position the next appended line gets. */
+  get end(): number {
+    return this.#end;
+  }
+
+  /** Queues a line (without its newline; `bytes` counts it) and returns its position. */
+  append(line: string, bytes: number): number {
+    const position = this.#end;
+    this.#end += bytes;
+    const text = `${line}\n`;
+    this.#enqueue(async () => {
+      await this.#appender.write(text);
+    });
+    if (!this.#compactionQueued && this.#end - this.#base > this.#limits.maxDiskBytes) {
+      this.#compactionQueued = true;
+      this.#enqueue(() => this.#compact());
+    }
+    return position;
   }
 
   /** Queues an atomic rewrite of the state file. */
@@ -111,9 +219,36 @@ export class ConversationStore {
     this.#enqueue(() => writeFileAtomic(path.join(this.#directory, STATE_FILE), text));
   }
 
+  /**
+   * The stored events in `range` whose lines are still on disk, as of the lines appended when
+   * the first one is asked for. A line that is not an event is skipped; one over `maxEventBytes`
+   * (written under a larger bound) is cut to it. Memory holds one line at a time.
+   */
+  async *read(range: StoredRange): AsyncGenerator<StoredEvent> {
+    const { handle, base } = await this.#openReader();
+    if (handle === undefined) return;
+    try {
+      const start = Math.max(0, range.from - base);
+      const end = range.before - base;
+      if (end <= start) return;
+      const lines = range.backward ? linesBackward : linesForward;
+      for await (const line of lines(handle, start, end, this.#limits.maxMemoryBytes)) {
+        const event = looseEvent(parseJson(line.text));
+        if (event === undefined) continue;
+        const fitted =
+          line.bytes > this.#limits.maxEventBytes
+            ? fitEvent(event, this.#limits.maxEventBytes).event
+            : event;
+        yield { event: fitted, position: base + line.start, bytes: line.bytes };
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** Waits for the queued writes and syncs the events file; throws the first write failure. */
   async flush(): Promise<void> {
-    this.#enqueue(() => this.#events.datasync());
+    this.#enqueue(() => this.#appender.datasync());
     await this.#tail;
     if (this.#failure !== undefined) throw this.#failure;
   }
@@ -125,7 +260,7 @@ export class ConversationStore {
       await this.flush();
     } finally {
       this.#closed = true;
-      await this.#events.close();
+      await this.#appender.close();
     }
   }
 
@@ -139,50 +274,154 @@ export class ConversationStore {
       }
     });
   }
+
+  /** A read-only handle of the events file once the writes queued before are done. */
+  #openReader(): Promise<{ handle: FileHandle | undefined; base: number }> {
+    return new Promise((resolve, reject) => {
+      // Also after a failure or close: reading needs neither.
+      this.#tail = this.#tail.then(async () => {
+        try {
+          resolve({ handle: await open(this.#eventsPath, 'r'), base: this.#base });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+            resolve({ handle: undefined, base: this.#base });
+          } else reject(error);
+        }
+      });
+    });
+  }
+
+  /** Rewrites the file as its newest lines filling `COMPACTION_SHARE` of `maxDiskBytes`. */
+  async #compact(): Promise<void> {
+    try {
+      const { size } = await this.#appender.stat();
+      const keep = Math.floor(this.#limits.maxDiskBytes * COMPACTION_SHARE);
+      if (size <= keep) return;
+      const cut = await lineStartAtOrAfter(this.#eventsPath, size - keep, size);
+      await writeStreamAtomic({
+        source:
+          cut < size
+            ? createReadStream(this.#eventsPath, { start: cut, end: size - 1 })
+            : Readable.from([]),
+        directory: DirectoryHandle.byPath(this.#directory),
+        name: EVENTS_FILE,
+        mode: 0o600,
+        durable: true,
+      });
+      await this.#appender.close();
+      this.#appender = await open(this.#eventsPath, 'a');
+      this.#base += cut;
+    } finally {
+      this.#compactionQueued = false;
+    }
+  }
+
+  /** The newest events that fit in `maxMemoryBytes`; strict: a line that is not an event throws. */
+  async #readTail(): Promise<StoredEvent[]> {
+    const { maxMemoryBytes, maxEventBytes } = this.#limits;
+    const { handle, base } = await this.#openReader();
+    if (handle === undefined) return [];
+    const tail: StoredEvent[] = [];
+    let bytes = 0;
+    try {
+      for await (const line of linesBackward(handle, 0, this.#end - base, maxMemoryBytes)) {
+        if (tail.length > 0 && bytes + line.bytes > maxMemoryBytes) break;
+        // Blank, or longer than memory may hold (written under other bounds): left on disk.
+        if (line.text === undefined || line.text.trim() === '') continue;
+        const event = strictEvent(line.text);
+        if (event === undefined) {
+          throw new WorkspaceError({
+            code: 'INVALID_CONFIG',
+            message: `${this.#eventsPath}: the line at byte ${line.start} is not a conversation event`,
+            details: { path: this.#eventsPath, byte: line.start },
+          });
+        }
+        const fitted = line.bytes > maxEventBytes ? fitEvent(event, maxEventBytes).event : event;
+        tail.push({ event: fitted, position: base + line.start, bytes: line.bytes });
+        bytes += line.bytes;
+      }
+    } finally {
+      await handle.close();
+    }
+    return tail.reverse();
+  }
 }
 
-/** Reads an events file; a last line that is torn (or does not parse) is left out. */
-async function readEvents(
-  eventsPath: string,
-): Promise<{ events: ConversationEventWire[]; validBytes: number; totalBytes: number }> {
-  let bytes: Buffer;
+/**
+ * Where the valid part of an events file ends: after its last line, unless that line is torn (no
+ * newline) or is not an event, which a crash mid-append leaves.
+ */
+async function validEnd(eventsPath: string, size: number, maxLineBytes: number): Promise<number> {
+  const handle = await open(eventsPath, 'r');
   try {
-    bytes = await readFile(eventsPath);
+    let skippedLast = false;
+    for await (const line of linesBackward(handle, 0, size, maxLineBytes)) {
+      if (line.text?.trim() === '') continue;
+      // A line too long to check was complete (it has its newline): it stays.
+      const complete = line.text === undefined || strictEvent(line.text) !== undefined;
+      if (complete || skippedLast) return line.start + line.bytes;
+      skippedLast = true;
+    }
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first line start at or after `offset` in a file of `size` bytes. */
+async function lineStartAtOrAfter(file: string, offset: number, size: number): Promise<number> {
+  if (offset <= 0) return 0;
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (let position = offset - 1; position < size; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+      if (newline !== -1) return position + newline + 1;
+      position += bytesRead;
+    }
+    return size;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readState(directory: string): Promise<PersistedConversationState> {
+  const statePath = path.join(directory, STATE_FILE);
+  let stateText: string;
+  try {
+    stateText = await readFile(statePath, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return { events: [], validBytes: 0, totalBytes: 0 };
+    throw new WorkspaceError({
+      code: 'NOT_FOUND',
+      message: `persistenceDir (${directory}) holds no conversation: ${STATE_FILE} is missing`,
+      details: { field: 'persistenceDir', path: statePath },
+    });
   }
-  const events: ConversationEventWire[] = [];
-  let start = 0;
-  let line = 0;
-  while (start < bytes.length) {
-    line += 1;
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 ? bytes.length : newline;
-    const text = bytes.subarray(start, end).toString('utf8');
-    const isLast = newline === -1 || newline === bytes.length - 1;
-    if (text.trim() !== '') {
-      const parsed = safeParseEvent(text);
-      if (parsed === undefined) {
-        if (isLast) break; // torn by a crash mid-append: skipped
-        throw new WorkspaceError({
-          code: 'INVALID_CONFIG',
-          message: `${eventsPath}: line ${line} is not a conversation event`,
-          details: { path: eventsPath, line },
-        });
-      }
-      if (newline === -1) break; // complete JSON but no newline: the write was cut short
-      events.push(parsed);
-    }
-    start = end + 1;
-  }
-  return { events, validBytes: Math.min(start, bytes.length), totalBytes: bytes.length };
+  return parseOrThrow(persistedStateSchema, stateText, statePath);
 }
 
-function safeParseEvent(text: string): ConversationEventWire | undefined {
+/** The event of a line, checked against the wire schema; `undefined` when it is not one. */
+function strictEvent(text: string | undefined): ConversationEventWire | undefined {
+  const parsed = conversationEventWireSchema.safeParse(parseJson(text));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The event of a line this store wrote (checked for its kind and id only, for speed). */
+function looseEvent(json: unknown): ConversationEventWire | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { kind, id } = json as { kind?: unknown; id?: unknown };
+  return typeof kind === 'string' && typeof id === 'string'
+    ? (json as ConversationEventWire)
+    : undefined;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
   try {
-    const parsed = conversationEventWireSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

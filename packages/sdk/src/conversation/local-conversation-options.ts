@@ -1,6 +1,7 @@
 import type { ActionExecutor, Workspace } from '@agent-workspace/core';
 import type { ConversationExecutionStatus } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
+import type { ConversationHistoryLimits } from './conversation-history-limits.js';
 import type { UnavailableTool } from './conversation-tools.js';
 
 /** Options of {@link LocalConversation.create}. */
@@ -13,6 +14,14 @@ export interface LocalConversationOptions {
    * must not hold a conversation already. Without it the conversation lives in memory only.
    */
   persistenceDir?: string | undefined;
+  /**
+   * Bounds on the history: the largest event (256 KiB; larger ones are cut with a marker), the
+   * event bytes kept in memory (8 MiB: what `events` lists and the agent is shown) and on disk
+   * (64 MiB). See {@link ConversationHistoryLimits}.
+   */
+  history?: ConversationHistoryLimits | undefined;
+  /** The id of a new conversation (a dashed UUID); default a random one. */
+  conversationId?: string | undefined;
   /**
    * Ends a run with status `stuck` when the agent repeats the same action with the same result
    * (or the same failure) `threshold` times in a row. Default on, threshold 4; `false` turns it off.
@@ -45,4 +54,16 @@ export interface OpenLocalConversationOptions extends LocalConversationOptions {
 export interface LocalConversationState {
   readonly id: string;
   readonly executionStatus: ConversationExecutionStatus;
+}
+
+/** What {@link LocalConversation.inspect} reads of a persisted conversation. */
+export interface PersistedLocalConversation {
+  readonly id: string;
+  /** As `open` would give it: `running` reads `paused`. */
+  readonly executionStatus: ConversationExecutionStatus;
+  /** The agent's JSON, without API keys. */
+  readonly agent: Record<string, unknown> | null;
+  readonly createdAt: string;
+  /** The time of the last event (of the last state change when there is none). */
+  readonly updatedAt: string;
 }

@@ -634,7 +634,9 @@ describe('LocalConversation persistence', () => {
     lines[0] = '{"kind":"Nonsense"}';
     await writeFile(eventsPath, lines.join('\n'));
     await expect(LocalConversation.open({ persistenceDir, agent, workspace })).rejects.toSatisfy(
-      (error) => WorkspaceError.isInstance(error, 'INVALID_CONFIG') && /line 1/.test(String(error)),
+      (error) =>
+        WorkspaceError.isInstance(error, 'INVALID_CONFIG') &&
+        /line at byte 0 is not/.test(String(error)),
     );
   });
 

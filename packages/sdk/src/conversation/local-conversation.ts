@@ -13,7 +13,9 @@ import { newEventBase } from '../agent/new-event-base.js';
 import { agentConfigOf } from './agent-config-of.js';
 import { agentFinalResponse } from './agent-final-response.js';
 import type { ConversationRunOptions } from './base-conversation.js';
-import { ConversationEvents } from './conversation-events.js';
+import type { ConversationEvents } from './conversation-events.js';
+import { ConversationHistory, type HistoryWriter } from './conversation-history.js';
+import { resolveHistoryLimits } from './conversation-history-limits.js';
 import { ConversationStore, type PersistedConversationState } from './conversation-store.js';
 import {
   type ConversationTools,
@@ -24,15 +26,20 @@ import type {
   LocalConversationOptions,
   LocalConversationState,
   OpenLocalConversationOptions,
+  PersistedLocalConversation,
 } from './local-conversation-options.js';
 import { detectStuck, stuckThresholdOf } from './stuck-detector.js';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A conversation whose agent loop runs in this process, over any {@link Workspace}. Events are
  * OpenHands wire JSON ({@link ConversationEvents}); status changes are also recorded as
  * `ConversationStateUpdateEvent`s (`execution_status`). With a `persistenceDir`, every event and
  * the state are on disk as they happen, and {@link LocalConversation.open} picks the
- * conversation up again with its whole history.
+ * conversation up again. The history is bounded (`history` option): oversized events are cut,
+ * memory holds the newest events (what `events` lists and the agent sees), the disk file the
+ * newest `maxDiskBytes`; {@link LocalConversation.history} reads all that is kept.
  *
  * A run ({@link LocalConversation.run}) repeats agent steps until the agent finishes (status
  * `finished`), fails (`error`: the model could not be called, or the agent's `maxIterations`
@@ -44,14 +51,15 @@ export class LocalConversation implements AsyncDisposable {
   readonly id: string;
   readonly agent: Agent;
   readonly workspace: Workspace;
-  /** The events, oldest first, with `subscribe()` for new ones. */
+  /** The events in memory (the newest, within `maxMemoryBytes`), oldest first; `subscribe()`. */
   readonly events: ConversationEvents;
+  /** Every event kept, on disk and in memory, read as a stream. */
+  readonly history: ConversationHistory;
   /** Where the conversation is persisted, if it is. */
   readonly persistenceDir: string | undefined;
-  readonly #recordEvent: (event: ConversationEventWire) => void;
+  readonly #writer: HistoryWriter;
   readonly #eventView: readonly ConversationEventWire[];
   readonly #tools: ConversationTools;
-  readonly #store: ConversationStore | undefined;
   readonly #stuckThreshold: number;
   readonly #createdAt: string;
   readonly #agentConfig: Record<string, unknown> | null;
@@ -62,9 +70,8 @@ export class LocalConversation implements AsyncDisposable {
   private constructor(init: {
     id: string;
     options: LocalConversationOptions;
-    store: ConversationStore | undefined;
+    writer: HistoryWriter;
     status: ConversationExecutionStatus;
-    events: readonly ConversationEventWire[];
     createdAt: string;
     stuckThreshold: number;
     agentConfig: Record<string, unknown> | null;
@@ -74,12 +81,11 @@ export class LocalConversation implements AsyncDisposable {
     this.agent = init.options.agent;
     this.workspace = init.options.workspace;
     this.persistenceDir = init.options.persistenceDir;
-    const { events, record, view } = ConversationEvents.create(init.events);
-    this.events = events;
-    this.#recordEvent = record;
-    this.#eventView = view;
+    this.#writer = init.writer;
+    this.history = init.writer.history;
+    this.events = this.history.events;
+    this.#eventView = init.writer.view;
     this.#tools = init.tools;
-    this.#store = init.store;
     this.#status = init.status;
     this.#createdAt = init.createdAt;
     this.#stuckThreshold = init.stuckThreshold;
@@ -89,26 +95,31 @@ export class LocalConversation implements AsyncDisposable {
   /** Starts a new conversation (status `idle`, no events). */
   static async create(options: LocalConversationOptions): Promise<LocalConversation> {
     const stuckThreshold = stuckThresholdOf(options.stuckDetection);
+    const limits = resolveHistoryLimits(options.history);
+    const id = options.conversationId ?? randomUUID();
+    if (!UUID_PATTERN.test(id)) throw invalidArgument('conversationId', 'must be a dashed UUID');
     const tools = conversationToolsOf(options);
-    const id = randomUUID();
     const createdAt = formatWireTimestamp(new Date());
     const agentConfig = agentConfigOf(options.agent);
-    const store =
+    const writer =
       options.persistenceDir === undefined
-        ? undefined
-        : await ConversationStore.create(options.persistenceDir, {
-            id,
-            execution_status: 'idle',
-            agent: agentConfig,
-            created_at: createdAt,
-            updated_at: createdAt,
-          });
+        ? ConversationHistory.memory(limits)
+        : await ConversationHistory.create(
+            options.persistenceDir,
+            {
+              id,
+              execution_status: 'idle',
+              agent: agentConfig,
+              created_at: createdAt,
+              updated_at: createdAt,
+            },
+            limits,
+          );
     return new LocalConversation({
       id,
       options,
-      store,
+      writer,
       status: 'idle',
-      events: [],
       createdAt,
       stuckThreshold,
       agentConfig,
@@ -118,29 +129,45 @@ export class LocalConversation implements AsyncDisposable {
 
   /**
    * Reopens the conversation persisted in `persistenceDir` with `agent` and `workspace`: its
-   * events and status come back, and `sendMessage` + `run` continue with the whole history. A
-   * conversation that was running when its process died comes back `paused`. `NOT_FOUND` when
-   * the directory holds no conversation; `INVALID_CONFIG` when its files are corrupt (a torn
-   * last event line is not corruption: it is skipped).
+   * status and its newest events come back (read from the end of the file, within
+   * `maxMemoryBytes`), and `sendMessage` + `run` continue from them. A conversation that was
+   * running when its process died comes back `paused`. `NOT_FOUND` when the directory holds no
+   * conversation; `INVALID_CONFIG` when its state or an event read is corrupt (a torn last event
+   * line is not corruption: it is skipped).
    */
   static async open(options: OpenLocalConversationOptions): Promise<LocalConversation> {
     const stuckThreshold = stuckThresholdOf(options.stuckDetection);
+    const limits = resolveHistoryLimits(options.history);
     const tools = conversationToolsOf(options);
-    const { store, state, events } = await ConversationStore.open(options.persistenceDir);
+    const { writer, state } = await ConversationHistory.open(options.persistenceDir, limits);
     const conversation = new LocalConversation({
       id: state.id,
       options,
-      store,
+      writer,
       status: state.execution_status === 'running' ? 'paused' : state.execution_status,
-      events,
       createdAt: state.created_at,
       stuckThreshold,
       agentConfig: agentConfigOf(options.agent),
       tools,
     });
-    store.saveState(conversation.#persistedState());
-    await store.flush();
+    writer.saveState(conversation.#persistedState());
+    await writer.flush();
     return conversation;
+  }
+
+  /**
+   * What `persistenceDir` holds, without opening it (no events are read but the last line's
+   * time): for listing conversations cheaply. `NOT_FOUND` / `INVALID_CONFIG` as `open`.
+   */
+  static async inspect(persistenceDir: string): Promise<PersistedLocalConversation> {
+    const { state, lastEventAt } = await ConversationStore.inspect(persistenceDir);
+    return {
+      id: state.id,
+      executionStatus: state.execution_status === 'running' ? 'paused' : state.execution_status,
+      agent: state.agent,
+      createdAt: state.created_at,
+      updatedAt: lastEventAt ?? state.updated_at,
+    };
   }
 
   /** Tools of the agent not offered to the model, with why (known once the first run began). */
@@ -168,7 +195,7 @@ export class LocalConversation implements AsyncDisposable {
       llm_message: { role: 'user', content: [{ type: 'text', text }] },
     });
     if (this.#status === 'finished') this.#setStatus('idle');
-    await this.#store?.flush();
+    await this.#writer.flush();
   }
 
   /**
@@ -199,7 +226,7 @@ export class LocalConversation implements AsyncDisposable {
     });
     this.#run = { controller, done };
     await done;
-    await this.#store?.flush();
+    await this.#writer.flush();
     return this.#status;
   }
 
@@ -216,7 +243,10 @@ export class LocalConversation implements AsyncDisposable {
     await run.done;
   }
 
-  /** The `message` of the agent's last `finish`, or its last text answer; `''` if none. */
+  /**
+   * The `message` of the agent's last `finish`, or its last text answer, among the events in
+   * memory; `''` if none.
+   */
   agentFinalResponse(): string {
     return agentFinalResponse(this.events);
   }
@@ -228,7 +258,7 @@ export class LocalConversation implements AsyncDisposable {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.pause();
-      await this.#store?.close();
+      await this.#writer.close();
       await this.#tools.close();
     })();
     return this.#closed;
@@ -259,7 +289,7 @@ export class LocalConversation implements AsyncDisposable {
         return this.#setStatus('error');
       }
       iterations += 1;
-      const seen = this.#eventView.length;
+      const seen = this.history.recordedCount;
       let finished: boolean;
       try {
         ({ finished } = await this.agent.step({
@@ -281,8 +311,9 @@ export class LocalConversation implements AsyncDisposable {
         return this.#setStatus('error');
       }
       // A message sent during the step is for the agent to answer: the run goes on.
+      const recorded = this.history.recordedCount - seen;
       const unread = this.#eventView
-        .slice(seen)
+        .slice(Math.max(0, this.#eventView.length - recorded))
         .some((event) => event.kind === 'MessageEvent' && event.source === 'user');
       if (finished && !unread) return this.#setStatus('finished');
     }
@@ -313,12 +344,11 @@ export class LocalConversation implements AsyncDisposable {
       key: CONVERSATION_STATE_KEYS.executionStatus,
       value: status,
     });
-    this.#store?.saveState(this.#persistedState());
+    this.#writer.saveState(this.#persistedState());
   }
 
   #record(event: ConversationEventWire): void {
-    this.#store?.append(event);
-    this.#recordEvent(event);
+    this.#writer.record(event);
   }
 
   #persistedState(): PersistedConversationState {

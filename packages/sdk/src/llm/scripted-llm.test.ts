@@ -48,6 +48,27 @@ describe('ScriptedLLM', () => {
     expect(await llm.complete({ messages: transcript(0), tools: [] })).toEqual(first);
   });
 
+  it('carries on after the last step its tool call ids name, in a transcript cut to its newest events', async () => {
+    const long = Array.from({ length: 6 }, (_, step) => ({
+      toolCalls: [{ name: 'terminal', arguments: { command: `echo ${step}` } }],
+    }));
+    const llm = new ScriptedLLM({ script: long });
+    // Only the answer of step 3 (and its observation) is left of the history.
+    const cut: LLMMessage[] = [
+      system,
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'call_3_0', name: 'terminal', arguments: '{"command":"echo 3"}' }],
+      },
+      { role: 'tool', content: '3', toolCallId: 'call_3_0', toolName: 'terminal' },
+    ];
+    const next = await llm.complete({ messages: cut, tools: [] });
+    expect(next.message.toolCalls).toEqual([
+      { id: 'call_4_0', name: 'terminal', arguments: '{"command":"echo 4"}' },
+    ]);
+  });
+
   it('answers a final text without tool calls past the end of the script', async () => {
     const llm = new ScriptedLLM({ script });
     const past = await llm.complete({ messages: transcript(3), tools: [] });

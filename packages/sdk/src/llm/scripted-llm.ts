@@ -56,9 +56,11 @@ export interface ScriptedLLMOptions {
  * A deterministic stand-in for a model: it answers with the steps of a script, in order. For
  * tests, demos and examples; its model id is `scripted` and it never claims to be a real model.
  *
- * It keeps no state of its own: the step it answers is the number of assistant messages already
- * in the request's transcript, so a reopened conversation (or one moved to an agent-server)
- * carries on where it stopped, and a call that was cancelled is answered again by the same step.
+ * It keeps no state of its own: the step it answers comes from the request's transcript — one
+ * past the last step whose tool call ids (`call_<step>_<n>`) it holds, or the number of assistant
+ * messages when that is more — so a reopened conversation (or one moved to an agent-server)
+ * carries on where it stopped, also when the transcript holds only its newest events, and a call
+ * that was cancelled is answered again by the same step.
  * Past the end of the script it answers a final assistant text saying so (no tool calls), which
  * ends an agent's run. A fired `signal` gives an `ABORTED` `LLMError`.
  */
@@ -87,7 +89,7 @@ export class ScriptedLLM implements LanguageModel {
     return { kind: 'ScriptedLLM', script: structuredClone(this.#script.map(stepToConfig)) };
   }
 
-  /** Answers the step whose index is the number of assistant messages of the transcript. */
+  /** Answers the next step of the transcript (see the class). */
   async complete(request: CompletionRequest): Promise<Completion> {
     if (request.signal?.aborted) {
       throw new LLMError({
@@ -96,7 +98,7 @@ export class ScriptedLLM implements LanguageModel {
         cause: request.signal.reason,
       });
     }
-    const index = request.messages.filter((message) => message.role === 'assistant').length;
+    const index = nextStep(request.messages);
     const id = `scripted-${index}`;
     const usage = { inputTokens: 0, outputTokens: 0 };
     const step = this.#script[index];
@@ -122,6 +124,24 @@ export class ScriptedLLM implements LanguageModel {
       usage,
     };
   }
+}
+
+/**
+ * The step after the transcript: the number of its assistant messages, or one past the highest
+ * step named by their tool call ids when that is more (a transcript cut to its newest events).
+ */
+function nextStep(messages: CompletionRequest['messages']): number {
+  let next = 0;
+  let assistants = 0;
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    assistants++;
+    for (const call of message.toolCalls ?? []) {
+      const step = /^call_(\d+)_\d+$/.exec(call.id)?.[1];
+      if (step !== undefined) next = Math.max(next, Number(step) + 1);
+    }
+  }
+  return Math.max(next, assistants);
 }
 
 function parseScriptedLLMConfig(json: unknown): ScriptedLLMConfig {

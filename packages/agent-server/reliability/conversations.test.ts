@@ -3,6 +3,11 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import {
+  observationLine,
+  scriptedAgent,
+  startRequest,
+} from '../src/conversations/test-support/conversation-api.js';
 import { Figures } from './support/figures.js';
 import { type Answer, call } from './support/http.js';
 import {
@@ -28,23 +33,6 @@ const RSS_BOUND = 288 * MIB;
 
 const JSON_HEADERS = { ...AUTH, 'content-type': 'application/json' };
 
-/** A ScriptedLLM agent: each command with the terminal, then finish. */
-function agent(...commands: string[]): Record<string, unknown> {
-  return {
-    kind: 'Agent',
-    llm: {
-      kind: 'ScriptedLLM',
-      script: [
-        ...commands.map((command) => ({
-          tool_calls: [{ name: 'terminal', arguments: { command } }],
-        })),
-        { tool_calls: [{ name: 'finish', arguments: { message: 'done' } }] },
-      ],
-    },
-    tools: [{ name: 'TerminalTool' }],
-  };
-}
-
 function start(server: ServerProcess, body: Record<string, unknown>): Promise<Answer> {
   return call(`${server.url}/api/conversations`, {
     method: 'POST',
@@ -54,13 +42,9 @@ function start(server: ServerProcess, body: Record<string, unknown>): Promise<An
   });
 }
 
+/** A start request in `workingDir` of an agent that runs `commands`, then finishes. */
 function request(workingDir: string, commands: string[], id?: string): Record<string, unknown> {
-  return {
-    workspace: { kind: 'LocalWorkspace', working_dir: workingDir },
-    agent: agent(...commands),
-    ...(id === undefined ? {} : { conversation_id: id }),
-    initial_message: { role: 'user', content: [{ type: 'text', text: 'go' }], run: true },
-  };
+  return startRequest(workingDir, scriptedAgent(...commands), id);
 }
 
 async function statusOf(server: ServerProcess, id: string): Promise<string | undefined> {
@@ -76,26 +60,32 @@ function linesOf(file: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-/** An `events.jsonl` line of an observation of `bytes` letters (a long history, written fast). */
-function observationLine(bytes: number, index: number): string {
-  const output = 'x'.repeat(bytes);
-  return JSON.stringify({
-    kind: 'ObservationEvent',
-    id: crypto.randomUUID(),
-    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, index)).toISOString().replace('Z', '000Z'),
-    source: 'environment',
-    observation: {
-      kind: 'TerminalObservation',
-      content: [{ type: 'text', text: output.slice(0, 30_000) }],
-      is_error: false,
-      command: 'cat big',
-      exit_code: 0,
-      output,
-    },
-    action_id: crypto.randomUUID(),
-    tool_name: 'terminal',
-    tool_call_id: `call_${index}`,
+/** A fresh state directory (`--state-dir`) in `scratch`. */
+function createStateDir(scratch: Scratch): string {
+  const stateDir = path.join(scratch.base, 'state');
+  mkdirSync(stateDir);
+  return stateDir;
+}
+
+/** The server on `scratch`, keeping its conversations in `stateDir`. */
+function startServer(scratch: Scratch, stateDir: string): Promise<ServerProcess> {
+  return ServerProcess.start({
+    workingDir: scratch.workingDir,
+    runtimeDir: scratch.runtimeDir,
+    flags: ['--state-dir', stateDir],
   });
+}
+
+/** Records the server's peak RSS in `figures`, saves them, and stops the server and the scratch. */
+async function endScenario(
+  figures: Figures,
+  server: ServerProcess | undefined,
+  scratch: Scratch | undefined,
+): Promise<void> {
+  figures.observeRss(server?.peakRss ?? 0);
+  figures.save();
+  await server?.stop();
+  await scratch?.remove();
 }
 
 describe('conversation starts and deletes racing on one id', () => {
@@ -105,20 +95,9 @@ describe('conversation starts and deletes racing on one id', () => {
 
   beforeAll(async () => {
     scratch = await createScratch('conversation-races');
-    const stateDir = path.join(scratch.base, 'state');
-    mkdirSync(stateDir);
-    server = await ServerProcess.start({
-      workingDir: scratch.workingDir,
-      runtimeDir: scratch.runtimeDir,
-      flags: ['--state-dir', stateDir],
-    });
+    server = await startServer(scratch, createStateDir(scratch));
   });
-  afterAll(async () => {
-    figures.observeRss(server?.peakRss ?? 0);
-    figures.save();
-    await server?.stop();
-    await scratch?.remove();
-  });
+  afterAll(() => endScenario(figures, server, scratch));
 
   it('makes one conversation of 20 parallel starts, and keeps starts and deletes consistent', async () => {
     const runs = path.join(scratch.workingDir, 'runs.txt');
@@ -178,13 +157,8 @@ describe('a conversation of ~160 MB after a restart', () => {
 
   beforeAll(async () => {
     scratch = await createScratch('conversation-history');
-    stateDir = path.join(scratch.base, 'state');
-    mkdirSync(stateDir);
-    const first = await ServerProcess.start({
-      workingDir: scratch.workingDir,
-      runtimeDir: scratch.runtimeDir,
-      flags: ['--state-dir', stateDir],
-    });
+    stateDir = createStateDir(scratch);
+    const first = await startServer(scratch, stateDir);
     try {
       const created = await start(first, request(scratch.workingDir, ['echo hello']));
       id = (created.json as { id: string }).id;
@@ -200,19 +174,10 @@ describe('a conversation of ~160 MB after a restart', () => {
       await appendFile(events, `${lines.join('\n')}\n`);
     }
   }, 120_000);
-  afterAll(async () => {
-    figures.observeRss(server?.peakRss ?? 0);
-    figures.save();
-    await server?.stop();
-    await scratch?.remove();
-  });
+  afterAll(() => endScenario(figures, server, scratch));
 
   it('lists it from metadata and pages through it in bounded pages with bounded memory', async () => {
-    server = await ServerProcess.start({
-      workingDir: scratch.workingDir,
-      runtimeDir: scratch.runtimeDir,
-      flags: ['--state-dir', stateDir],
-    });
+    server = await startServer(scratch, stateDir);
     const live = server;
     const sampler = setInterval(() => live.sampleRss(), 20);
     try {
@@ -309,20 +274,9 @@ describe('a tool call that prints 32 MiB', () => {
 
   beforeAll(async () => {
     scratch = await createScratch('conversation-observation');
-    const stateDir = path.join(scratch.base, 'state');
-    mkdirSync(stateDir);
-    server = await ServerProcess.start({
-      workingDir: scratch.workingDir,
-      runtimeDir: scratch.runtimeDir,
-      flags: ['--state-dir', stateDir],
-    });
+    server = await startServer(scratch, createStateDir(scratch));
   });
-  afterAll(async () => {
-    figures.observeRss(server?.peakRss ?? 0);
-    figures.save();
-    await server?.stop();
-    await scratch?.remove();
-  });
+  afterAll(() => endScenario(figures, server, scratch));
 
   it('keeps its observation cut to the event bound, with a marker saying how much went', async () => {
     const created = await start(

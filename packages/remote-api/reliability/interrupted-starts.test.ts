@@ -7,6 +7,7 @@ import { fetchServerClock } from '../src/server/probe-agent-server.js';
 import { deriveSessionKey } from '../src/server/session-key.js';
 import { EngineProxy } from '../src/server/test-support/engine-proxy.js';
 import { call } from '../src/server/test-support/runtime-api-call.js';
+import { startWithDyingSandbox } from '../src/server/test-support/start-with-dying-sandbox.js';
 import { pollUntil } from '../src/test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../src/test-support/remote-api-test-context.js';
 import { RuntimeApiProcess } from './support/runtime-api-process.js';
@@ -51,26 +52,13 @@ context.describe('runtime-api: starts cut short by a dying sandbox or a killed s
 
   it('answers 502 with the logs for a sandbox that died as it started, and leaves nothing', async () => {
     const server = await serve({ env: { DOCKER_HOST: proxy.dockerHost } });
-    proxy.holdStarts();
     const sessionId = `dies-${randomUUID()}`;
-    const answer = start(server, sessionId);
-    await proxy.untilHeld(1);
-    const [found] = await containersOf(sessionId);
-    const container = docker.getContainer(found!.Id);
-    await pollUntil(
-      async () => (await container.logs({ stdout: true, stderr: true })).toString('utf8'),
-      (logs) => logs.includes(AGENT_SERVER_LISTENING_EVENT),
-      { what: 'the agent-server to log that it listens' },
-    );
-    await container.kill({ signal: 'SIGKILL' });
-    await pollUntil(
-      () => container.inspect(),
-      (info) => !info.State.Running,
-      { what: 'the killed sandbox to stop' },
-    );
-    proxy.release();
-
-    const failed = await answer;
+    const failed = await startWithDyingSandbox({
+      docker,
+      proxy,
+      sessionId,
+      start: () => start(server, sessionId),
+    });
     expect(failed.status).toBe(502);
     expect(failed.json.detail).toMatch(/stopped as it started: exited with code 137/);
     expect(failed.json.detail).toContain(AGENT_SERVER_LISTENING_EVENT);

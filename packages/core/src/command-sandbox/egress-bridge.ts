@@ -1,11 +1,9 @@
 import type { Readable } from 'node:stream';
-import { abortedError } from '../errors/aborted-error.js';
-import { WorkspaceError } from '../errors/workspace-error.js';
 import { SYSTEM_PATH } from '../internal/process/find-executable.js';
-import { signalProcessGroup } from '../internal/process/kill-process-group.js';
-import { type SpawnedChild, spawnChild } from '../internal/process/spawn-child.js';
+import type { SpawnedChild } from '../internal/process/spawn-child.js';
 import type { CommandSandbox } from '../workspace/command-sandbox.js';
 import { EGRESS_MAX_CONNECTIONS } from './egress-policy.js';
+import { spawnUntilReady } from './spawn-until-ready.js';
 
 /** Longest wait for the bridge to listen. */
 export const EGRESS_BRIDGE_START_TIMEOUT_MS = 10_000;
@@ -66,57 +64,21 @@ export interface EgressBridge {
  * `SANDBOX_EXITED` when the sandbox is gone, `ABORTED` when `signal` fires. It is killed then.
  */
 export async function startEgressBridge(options: StartEgressBridgeOptions): Promise<EgressBridge> {
-  const { signal } = options;
-  if (signal?.aborted) throw abortedError(signal);
-  const bridge = spawnChild({
-    file: options.node,
-    args: ['-e', BRIDGE_SCRIPT, options.socketPath],
-    cwd: options.sandbox.workingDir,
-    env: { PATH: SYSTEM_PATH },
-    sandbox: options.sandbox,
-    detached: true,
+  const bridge = await spawnUntilReady({
+    spawn: {
+      file: options.node,
+      args: ['-e', BRIDGE_SCRIPT, options.socketPath],
+      cwd: options.sandbox.workingDir,
+      env: { PATH: SYSTEM_PATH },
+      sandbox: options.sandbox,
+    },
+    ready: (child) => readPort(child.stdout),
+    timeoutMs: EGRESS_BRIDGE_START_TIMEOUT_MS,
+    stderrTailBytes: STDERR_TAIL_BYTES,
+    words: { subject: "the sandbox's egress bridge", notReady: 'not listening', exited: 'it' },
+    signal: options.signal,
   });
-  let stderr = '';
-  bridge.stderr?.setEncoding('utf8');
-  bridge.stderr?.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
-  });
-  const failure = (reason: string): WorkspaceError =>
-    new WorkspaceError({
-      code: 'SPAWN_ERROR',
-      message: `cannot start the sandbox's egress bridge: ${reason}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
-      details: { program: options.node, stderr },
-    });
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort = (): void => {};
-  const stopped = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(failure(`not listening after ${EGRESS_BRIDGE_START_TIMEOUT_MS} ms`)),
-      EGRESS_BRIDGE_START_TIMEOUT_MS,
-    );
-    onAbort = () => reject(abortedError(signal as AbortSignal));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    bridge.exit.then(
-      // Let stderr's last chunk arrive before building the message.
-      ({ code, signal: exitSignal }) =>
-        setImmediate(() => reject(failure(`it exited (${exitSignal ?? `code ${code}`})`))),
-      reject,
-    );
-  });
-  try {
-    const port = await Promise.race([readPort(bridge.stdout), stopped]);
-    bridge.stdout?.resume();
-    bridge.unref();
-    return { port, process: bridge };
-  } catch (error) {
-    if (bridge.pid !== undefined) signalProcessGroup(bridge.pid, 'SIGKILL');
-    await bridge.exit.catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    stopped.catch(() => {});
-  }
+  return { port: bridge.value, process: bridge.process };
 }
 
 /** The port on the first line of `stream`; never settles without one. */

@@ -1,10 +1,8 @@
 import type { Readable } from 'node:stream';
-import { abortedError } from '../errors/aborted-error.js';
-import { WorkspaceError } from '../errors/workspace-error.js';
 import { SYSTEM_PATH } from '../internal/process/find-executable.js';
-import { signalProcessGroup } from '../internal/process/kill-process-group.js';
-import { type SpawnedChild, spawnChild } from '../internal/process/spawn-child.js';
+import type { SpawnedChild } from '../internal/process/spawn-child.js';
 import { HOLDER_READY_LINE } from './bubblewrap-arguments.js';
+import { spawnUntilReady } from './spawn-until-ready.js';
 
 /** Longest wait for a sandbox holder to be set up. */
 export const HOLDER_START_TIMEOUT_MS = 10_000;
@@ -40,61 +38,25 @@ export interface SandboxHolder {
  * exits or is too slow; `ABORTED` when `signal` fires. The holder is killed either way.
  */
 export async function startHolder(options: StartHolderOptions): Promise<SandboxHolder> {
-  const { signal } = options;
-  if (signal?.aborted) throw abortedError(signal);
-  const holder = spawnChild({
-    file: options.bwrap,
-    args: options.args,
-    cwd: '/',
-    env: { PATH: SYSTEM_PATH },
-    extraOutputs: 1,
-    detached: true,
+  const holder = await spawnUntilReady({
+    spawn: {
+      file: options.bwrap,
+      args: options.args,
+      cwd: '/',
+      env: { PATH: SYSTEM_PATH },
+      extraOutputs: 1,
+    },
+    // The sandbox's pid, once the ready line came too.
+    ready: (child) =>
+      Promise.all([readChildPid(child.extraOutputs[0]), readLine(child.stdout)]).then(
+        ([pid]) => pid,
+      ),
+    timeoutMs: HOLDER_START_TIMEOUT_MS,
+    stderrTailBytes: STDERR_TAIL_BYTES,
+    words: { subject: 'the command sandbox', notReady: 'not ready', exited: 'bwrap' },
+    signal: options.signal,
   });
-  let stderr = '';
-  holder.stderr?.setEncoding('utf8');
-  holder.stderr?.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
-  });
-  const failure = (reason: string): WorkspaceError =>
-    new WorkspaceError({
-      code: 'SPAWN_ERROR',
-      message: `cannot start the command sandbox: ${reason}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
-      details: { program: options.bwrap, stderr },
-    });
-
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort = (): void => {};
-  const stopped = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(failure(`not ready after ${HOLDER_START_TIMEOUT_MS} ms`)),
-      HOLDER_START_TIMEOUT_MS,
-    );
-    onAbort = () => reject(abortedError(signal as AbortSignal));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    holder.exit.then(
-      // Let stderr's last chunk arrive before building the message.
-      ({ code, signal: exitSignal }) =>
-        setImmediate(() => reject(failure(`bwrap exited (${exitSignal ?? `code ${code}`})`))),
-      reject,
-    );
-  });
-  try {
-    const [pid] = await Promise.race([
-      Promise.all([readChildPid(holder.extraOutputs[0]), readLine(holder.stdout)]),
-      stopped,
-    ]);
-    holder.stdout?.resume();
-    holder.unref();
-    return { process: holder, pid, stderr: () => stderr };
-  } catch (error) {
-    if (holder.pid !== undefined) signalProcessGroup(holder.pid, 'SIGKILL');
-    await holder.exit.catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    stopped.catch(() => {});
-  }
+  return { process: holder.process, pid: holder.value, stderr: holder.stderr };
 }
 
 /** The `child-pid` of bwrap's `--info-fd` JSON; never settles when it does not come. */

@@ -7,12 +7,14 @@ import { RUNTIME_LABELS } from '../backend/session-labels.js';
 import { pollUntil, waitUntilHealthy } from '../test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
 import { isStartAcknowledged } from './acknowledge-session.js';
-import { createRuntimeApiServer, type RuntimeApiServer } from './create-runtime-api-server.js';
+import type { RuntimeApiServer } from './create-runtime-api-server.js';
 import { fetchServerClock } from './probe-agent-server.js';
 import type { RuntimeApiServerOptions } from './runtime-api-server-options.js';
 import { deriveSessionKey } from './session-key.js';
+import { dockerRuntimeApiServers } from './test-support/docker-runtime-api-servers.js';
 import { EngineProxy } from './test-support/engine-proxy.js';
 import { call, runOnAgentServer } from './test-support/runtime-api-call.js';
+import { startWithDyingSandbox } from './test-support/start-with-dying-sandbox.js';
 
 const context = remoteApiTestContext();
 const KEY = `runtime-api-key-${randomUUID()}`;
@@ -20,25 +22,18 @@ const SECRET = `session-secret-${randomUUID()}`;
 const GRACE_SECONDS = 2;
 
 context.describe('Runtime API starts that fail or reach no client (Docker, real engine)', () => {
-  const servers: RuntimeApiServer[] = [];
   const proxies: EngineProxy[] = [];
   const dispatcher = new Agent();
   const { docker, image, namespace } = context;
-  const serve = async (options: Partial<RuntimeApiServerOptions> = {}) => {
-    const server = await createRuntimeApiServer({
-      apiKeys: [KEY],
-      sessionKeySecret: SECRET,
-      backend: new DockerRuntimeBackend({ namespace }),
-      images: [image],
-      port: 0,
-      logLevel: 'silent',
-      // Passes run on demand.
-      idleCheckIntervalSeconds: 3600,
-      ...options,
-    });
-    servers.push(server);
-    return server;
-  };
+  const servers = dockerRuntimeApiServers({
+    apiKey: KEY,
+    sessionKeySecret: SECRET,
+    image,
+    namespace,
+    // Passes run on demand.
+    defaults: { idleCheckIntervalSeconds: 3600 },
+  });
+  const serve = servers.serve;
   /** A server whose engine calls go through a proxy that can hold container starts back. */
   const serveProxied = async (options: Partial<RuntimeApiServerOptions> = {}) => {
     const proxy = await EngineProxy.start();
@@ -72,7 +67,7 @@ context.describe('Runtime API starts that fail or reach no client (Docker, real 
   };
 
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.close()));
+    await servers.closeAll();
     await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
   });
 
@@ -83,28 +78,13 @@ context.describe('Runtime API starts that fail or reach no client (Docker, real 
 
   it('answers a start whose sandbox stopped before the answer with 502 and its logs, leaving nothing', async () => {
     const { proxy, server } = await serveProxied();
-    proxy.holdStarts();
     const sessionId = `dies-${randomUUID()}`;
-    const answer = start(server, sessionId);
-    await proxy.untilHeld(1);
-    // The start ran: the agent-server comes up and logs; then the sandbox dies before the
-    // server hears the engine's answer.
-    const [found] = await containersOf(sessionId);
-    const container = docker.getContainer(found!.Id);
-    await pollUntil(
-      async () => (await container.logs({ stdout: true, stderr: true })).toString('utf8'),
-      (logs) => logs.includes(AGENT_SERVER_LISTENING_EVENT),
-      { what: 'the agent-server to log that it listens' },
-    );
-    await container.kill({ signal: 'SIGKILL' });
-    await pollUntil(
-      () => container.inspect(),
-      (info) => !info.State.Running,
-      { what: 'the killed sandbox to stop' },
-    );
-    proxy.release();
-
-    const failed = await answer;
+    const failed = await startWithDyingSandbox({
+      docker,
+      proxy,
+      sessionId,
+      start: () => start(server, sessionId),
+    });
     expect(failed.status).toBe(502);
     expect(failed.json.detail).toContain(
       `the sandbox of session ${sessionId} stopped as it started`,

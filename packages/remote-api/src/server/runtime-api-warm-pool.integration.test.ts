@@ -4,9 +4,9 @@ import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
 import { keyedStatus, pollUntil } from '../test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
-import { createRuntimeApiServer, type RuntimeApiServer } from './create-runtime-api-server.js';
-import type { RuntimeApiServerOptions } from './runtime-api-server-options.js';
+import type { RuntimeApiServer } from './create-runtime-api-server.js';
 import { deriveSandboxKey } from './session-key.js';
+import { dockerRuntimeApiServers } from './test-support/docker-runtime-api-servers.js';
 import { call, runOnAgentServer } from './test-support/runtime-api-call.js';
 import { warmSandboxSpec } from './warm-sandbox-spec.js';
 
@@ -33,23 +33,18 @@ interface Started {
 }
 
 context.describe('Runtime API server warm pool on a real engine', () => {
-  const servers: RuntimeApiServer[] = [];
-  const serve = async (options: Partial<RuntimeApiServerOptions> = {}) => {
-    const server = await createRuntimeApiServer({
-      apiKeys: [KEY],
-      sessionKeySecret: SECRET,
-      backend: new DockerRuntimeBackend({ namespace }),
-      images: [image],
+  const servers = dockerRuntimeApiServers({
+    apiKey: KEY,
+    sessionKeySecret: SECRET,
+    image,
+    namespace,
+    defaults: {
       warmPool: [{ image, count: 2 }],
-      port: 0,
-      logLevel: 'silent',
       // A loaded machine can take over the default second to answer one probe.
       readinessTimeoutMs: 5_000,
-      ...options,
-    });
-    servers.push(server);
-    return server;
-  };
+    },
+  });
+  const serve = servers.serve;
   const api = (server: RuntimeApiServer, path: string, body?: unknown) =>
     call(server.url, path, { apiKey: KEY, body });
   const start = async (server: RuntimeApiServer, body: object): Promise<Started> => {
@@ -79,7 +74,7 @@ context.describe('Runtime API server warm pool on a real engine', () => {
   };
 
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.close()));
+    await servers.closeAll();
     await context.cleanup();
   });
 

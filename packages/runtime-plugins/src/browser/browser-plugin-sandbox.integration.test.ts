@@ -11,6 +11,7 @@ import { browserOutputObservationWireSchema } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { processTree, readProcessTable } from '../memory/read-process-table.js';
 import { PluginHost } from '../plugin/plugin-host.js';
+import { expectUnboundStateDirRefused } from '../plugin/test-support/expect-unbound-state-dir-refused.js';
 import { isProcessRunning as isRunning } from '../python/test-support/is-process-running.js';
 import { createBrowserPlugin } from './browser-plugin.js';
 import { chromiumSkipReason, TEST_CHROMIUM } from './test-support/chromium-skip-reason.js';
@@ -149,24 +150,6 @@ describe.skipIf(skip !== undefined)(SUITE, () => {
 
 describe.skipIf(skip !== undefined)(`${SUITE}, without its state dir bound`, () => {
   it('fails the start with what to bind', async () => {
-    const workingDir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'browser-unbound-')));
-    const stateDir = await mkdtemp(path.join(os.tmpdir(), 'browser-unbound-state-'));
-    const sandbox = await BubblewrapSandbox.start({ workingDir, network: false });
-    const host = PluginHost.start({
-      plugins: [createBrowserPlugin({ executablePath: TEST_CHROMIUM })],
-      workingDir,
-      stateDir,
-      sandbox,
-    });
-    try {
-      await expect(host.whenReady('browser')).rejects.toThrow(
-        `the browser plugin's state directory ${path.join(stateDir, 'browser')} is not a writable directory inside the command sandbox`,
-      );
-    } finally {
-      await host.close();
-      await sandbox.close();
-      await rm(workingDir, { recursive: true, force: true });
-      await rm(stateDir, { recursive: true, force: true });
-    }
+    await expectUnboundStateDirRefused(createBrowserPlugin({ executablePath: TEST_CHROMIUM }));
   });
 });

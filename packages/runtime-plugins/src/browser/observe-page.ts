@@ -73,17 +73,7 @@ export async function observePage(
           : `the page at ${url} crashed and was closed`,
       );
     }
-    const remaining = instance.pages();
-    return assemble(details, errors, {
-      url,
-      title: '',
-      content: errors.join('\n'),
-      nodes: [],
-      focusedBid: '',
-      screenshot: '',
-      pageUrls: remaining.map((open) => open.url()),
-      activeIndex: remaining.indexOf(page),
-    });
+    return unreadObservation(instance, details, errors, url, page);
   }
   // Chromium paints the screenshot while this process converts the page to Markdown.
   const screenshot = deadline
@@ -163,6 +153,21 @@ async function closeRefusedPage(
     ...details.errors,
     `the page at ${url} showed what the browser does not open (${reason}); it was closed and nothing of it is shown`,
   ];
+  // It was closed: the observation names no active page.
+  return unreadObservation(instance, details, errors, url, undefined);
+}
+
+/**
+ * The observation of a page that is not shown: its errors as the content, nothing of the page,
+ * the pages open now, and `page`'s index among them (`-1` for none).
+ */
+function unreadObservation(
+  instance: ChromiumInstance,
+  details: ObservationDetails,
+  errors: readonly string[],
+  url: string,
+  page: Page | undefined,
+): BrowserOutputObservationWire {
   const remaining = instance.pages();
   return assemble(details, errors, {
     url,
@@ -172,7 +177,7 @@ async function closeRefusedPage(
     focusedBid: '',
     screenshot: '',
     pageUrls: remaining.map((open) => open.url()),
-    activeIndex: -1,
+    activeIndex: page === undefined ? -1 : remaining.indexOf(page),
   });
 }
 

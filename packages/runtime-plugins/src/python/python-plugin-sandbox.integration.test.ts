@@ -12,6 +12,7 @@ import { ipythonRunCellObservationWireSchema } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { processTree, readProcessTable } from '../memory/read-process-table.js';
 import { PluginHost } from '../plugin/plugin-host.js';
+import { expectUnboundStateDirRefused } from '../plugin/test-support/expect-unbound-state-dir-refused.js';
 import { createPythonPlugin } from './python-plugin.js';
 import { isProcessRunning } from './test-support/is-process-running.js';
 import { pythonSkipReason, TEST_PYTHON } from './test-support/python-skip-reason.js';
@@ -178,24 +179,6 @@ describe.skipIf(skip !== undefined)(SUITE, () => {
 
 describe.skipIf(skip !== undefined)(`${SUITE}, without its state dir bound`, () => {
   it('fails the start with what to bind', async () => {
-    const workingDir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'python-unbound-')));
-    const stateDir = await mkdtemp(path.join(os.tmpdir(), 'python-unbound-state-'));
-    const sandbox = await BubblewrapSandbox.start({ workingDir, network: false });
-    const host = PluginHost.start({
-      plugins: [createPythonPlugin({ pythonPath: TEST_PYTHON })],
-      workingDir,
-      stateDir,
-      sandbox,
-    });
-    try {
-      await expect(host.whenReady('python')).rejects.toThrow(
-        `the python plugin's state directory ${path.join(stateDir, 'python')} is not a writable directory inside the command sandbox`,
-      );
-    } finally {
-      await host.close();
-      await sandbox.close();
-      await rm(workingDir, { recursive: true, force: true });
-      await rm(stateDir, { recursive: true, force: true });
-    }
+    await expectUnboundStateDirRefused(createPythonPlugin({ pythonPath: TEST_PYTHON }));
   });
 });

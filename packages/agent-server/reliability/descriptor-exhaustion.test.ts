@@ -22,6 +22,10 @@ const UPLOADS = 40;
 const DOWNLOADS = 40;
 const PAYLOAD_BYTES = 1024 * 1024;
 const OPEN_FILES = 256;
+/** The server's default `--max-connections` under `ulimit -n 256`: (256 - 64) / 2. */
+const DERIVED_MAX_CONNECTIONS = 96;
+/** Idle keep-alive connections of the flood. */
+const FLOOD = 400;
 
 /** The command answer the contract allows under exhaustion; a message when it is not one. */
 function commandProblem(outcome: Outcome): string | undefined {
@@ -80,6 +84,21 @@ describe(`descriptor exhaustion (ulimit -n ${OPEN_FILES})`, () => {
     await agent?.close();
     await scratch?.remove();
   });
+
+  /** One `execute_bash_command` on a new connection of its own, closed afterwards. */
+  async function executeOnce(command: string): Promise<Outcome> {
+    const probe = new Agent();
+    try {
+      return await attempt(`${server.url}/api/bash/execute_bash_command`, {
+        dispatcher: probe,
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ command, timeout: 30 }),
+      });
+    } finally {
+      await probe.destroy();
+    }
+  }
 
   /** A command that must work once the storm is over (retried while the server recovers). */
   async function expectServing(): Promise<void> {
@@ -337,6 +356,66 @@ describe(`descriptor exhaustion (ulimit -n ${OPEN_FILES})`, () => {
     await expectServing();
   });
 
+  it(`serves a command at once while a flood of ${FLOOD} idle keep-alive connections stays open`, async () => {
+    server = await ServerProcess.start({
+      workingDir: scratch.workingDir,
+      runtimeDir: scratch.runtimeDir,
+      maxOpenFiles: OPEN_FILES,
+    });
+    await expectServing();
+    // Each flood connection makes one keep-alive request, then holds its socket idle.
+    const flood = await openKeepAliveFlood(server.port, FLOOD);
+    figures.tried += FLOOD;
+    figures.rejected += FLOOD - flood.answered;
+    // The default cap ((256 - 64) / 2 = 96) shed the oldest idle ones; the newest are held.
+    const settled = await waitFor(() => flood.open() <= DERIVED_MAX_CONNECTIONS, 10_000);
+    expect(settled, `${flood.open()} flood connections open`).toBe(true);
+    const held = flood.open();
+    expect(held).toBeGreaterThan(DERIVED_MAX_CONNECTIONS / 2);
+    expect(server.openDescriptors()).toBeLessThan(OPEN_FILES - 32);
+
+    // One command on a new connection, first try: it sheds one idle flood connection to get in.
+    const outcome = await executeOnce('echo during-flood');
+    expect(describeOutcome(outcome)).toMatch(/^200 .*during-flood/);
+    // The flood's other sockets are still open.
+    expect(flood.open()).toBeGreaterThanOrEqual(held - 1);
+    figures.note = `${figures.note ?? ''}; flood: ${held} of ${FLOOD} held, command served at once`;
+    expect(server.exit, `the server exited: ${server.stderr}`).toBeUndefined();
+    flood.destroyAll();
+    await expectServing();
+  });
+
+  it(`with --max-connections over what ulimit -n allows, sheds idle connections once descriptors run out`, async () => {
+    server = await ServerProcess.start({
+      workingDir: scratch.workingDir,
+      runtimeDir: scratch.runtimeDir,
+      maxOpenFiles: OPEN_FILES,
+      flags: ['--max-connections', '1000'],
+    });
+    await expectServing();
+    const flood = await openKeepAliveFlood(server.port, FLOOD);
+    figures.tried += FLOOD;
+    figures.rejected += FLOOD - flood.answered;
+    // The flag wins over the derived 96: the flood holds far more, up to the descriptor limit.
+    const heldAtFirst = flood.open();
+    expect(heldAtFirst).toBeGreaterThan(2 * DERIVED_MAX_CONNECTIONS);
+    // Accepts failed with EMFILE meanwhile; the descriptor watch sheds the oldest idle ones,
+    // and a command gets through while the rest of the flood is still open.
+    let last = '';
+    const served = await waitFor(async () => {
+      const outcome = await executeOnce('echo after-shedding');
+      last = describeOutcome(outcome);
+      return /^200 .*after-shedding/.test(last);
+    }, 30_000);
+    expect(served, `a command during the flood: ${last}`).toBe(true);
+    const stillHeld = flood.open();
+    expect(stillHeld).toBeGreaterThan(2 * DERIVED_MAX_CONNECTIONS);
+    figures.note = `${figures.note ?? ''}; --max-connections 1000: ${heldAtFirst} held, ${stillHeld} still open when a command was served`;
+    expect(server.exit, `the server exited: ${server.stderr}`).toBeUndefined();
+    flood.destroyAll();
+    await expectServing();
+  });
+
   it('closes connections beyond --max-connections at once', async () => {
     const maxConnections = 50;
     server = await ServerProcess.start({
@@ -355,6 +434,44 @@ describe(`descriptor exhaustion (ulimit -n ${OPEN_FILES})`, () => {
     await expectServing();
   });
 });
+
+/**
+ * `count` keep-alive connections (50 at a time), each answered one `GET /alive` and then held
+ * idle, as a client pool keeps them; and what became of them.
+ */
+async function openKeepAliveFlood(port: number, count: number) {
+  const sockets: Socket[] = [];
+  let answered = 0;
+  const keepAlive = async (): Promise<void> => {
+    const socket = await openSocket(port).catch(() => undefined);
+    if (!socket) return;
+    socket.on('error', () => {});
+    sockets.push(socket);
+    const ok = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 10_000);
+      socket.once('data', (chunk: Buffer) => {
+        clearTimeout(timer);
+        resolve(chunk.toString().startsWith('HTTP/1.1 200'));
+      });
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+      socket.write('GET /alive HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
+    });
+    if (ok) answered++;
+  };
+  for (let index = 0; index < count; index += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - index) }, keepAlive));
+  }
+  return {
+    answered,
+    open: () => sockets.filter((socket) => !socket.destroyed && !socket.readableEnded).length,
+    destroyAll: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
 
 /** Idle connections (nothing sent, no key) and what became of them. */
 async function openIdleSockets(port: number, count: number) {

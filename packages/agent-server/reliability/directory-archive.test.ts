@@ -1,5 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +121,86 @@ describe('hostile directory archives', () => {
       await expectRefused(answer, 400, reason);
     });
   }
+
+  it('refuses a file or link over a FIFO, socket or device already there, never opening it', async () => {
+    const dir = path.join(scratch.workingDir, 'specials');
+    await mkdir(dir);
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const listener = createServer();
+    await new Promise<void>((resolve) => listener.listen(path.join(dir, 'sock'), resolve));
+    const specials: [string, string][] = [
+      ['pipe', 'FIFO'],
+      ['sock', 'socket'],
+    ];
+    // Making a device node needs CAP_MKNOD.
+    if (process.getuid?.() === 0) {
+      execFileSync('mknod', [path.join(dir, 'null'), 'c', '1', '3']);
+      specials.push(['null', 'character device']);
+    }
+    // A reader on the FIFO would see any byte written into it.
+    const reader = spawn('cat', [path.join(dir, 'pipe')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let leaked = '';
+    reader.stdout.on('data', (chunk: Buffer) => {
+      leaked += chunk.toString();
+    });
+    try {
+      for (const [name, kind] of specials) {
+        for (const entry of [
+          { name, content: 'replaced' },
+          { name, content: Buffer.alloc(200_000, 'r') },
+          { name, type: 'symlink' as const, linkname: outside },
+        ]) {
+          const answer = await call(archiveTarget(dir), {
+            method: 'POST',
+            headers: { ...AUTH, 'content-type': 'application/x-tar' },
+            body: await buildTar([entry]),
+          });
+          await expectRefused(
+            answer,
+            400,
+            new RegExp(`^archive entry "${name}" would replace a ${kind}, which is refused`),
+          );
+        }
+      }
+      expect(lstatSync(path.join(dir, 'pipe')).isFIFO()).toBe(true);
+      expect(lstatSync(path.join(dir, 'sock')).isSocket()).toBe(true);
+      if (specials.length > 2)
+        expect(lstatSync(path.join(dir, 'null')).isCharacterDevice()).toBe(true);
+      expect(partFiles(dir)).toEqual([]);
+      expect(leaked).toBe('');
+    } finally {
+      listener.close();
+      reader.kill();
+    }
+  });
+
+  it('refuses GNU sparse entries of every format GNU tar --sparse writes (400 naming the entry)', async () => {
+    // A real sparse file: a few bytes, then a hole to 4 MiB.
+    const source = path.join(scratch.base, 'sparse-source');
+    await mkdir(source);
+    const file = path.join(source, 'holes.bin');
+    await writeFile(file, 'start');
+    await truncate(file, 4 * 1024 * 1024);
+    for (const format of [
+      ['--format=gnu'],
+      ['--format=posix', '--sparse-version=0.0'],
+      ['--format=posix', '--sparse-version=0.1'],
+      ['--format=posix', '--sparse-version=1.0'],
+    ]) {
+      const body = execFileSync('tar', [
+        '--sparse',
+        ...format,
+        '-C',
+        source,
+        '-cf',
+        '-',
+        'holes.bin',
+      ]);
+      const { answer, dir } = await extractInto(`sparse${format.join('')}`, body);
+      await expectRefused(answer, 400, /^archive entry "holes\.bin" .*sparse/);
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
 
   it('refuses a truncated archive, leaving no partial file', async () => {
     const whole = await buildTar([

@@ -82,8 +82,11 @@ export const agentServerOptionsSchema = z
      * `maxUploadBytes`.
      */
     maxArchiveEntries: z.number().int().positive().default(DEFAULT_MAX_ARCHIVE_ENTRIES),
-    /** Most open client connections; more are closed at once. Default 1000. */
-    maxConnections: z.number().int().positive().default(1000),
+    /**
+     * Most open client connections; past it the oldest idle one is closed (the new one when all
+     * are busy). Default from `RLIMIT_NOFILE`: `min(1000, max(16, (soft limit - 64) / 2))`.
+     */
+    maxConnections: z.number().int().positive().optional(),
     /** Most commands running at once; more get 429 with `Retry-After`. Default 200. */
     maxConcurrentCommands: z.number().int().positive().default(200),
     /** Longest a whole request (headers and body) may take to arrive, in seconds. Default 600. */

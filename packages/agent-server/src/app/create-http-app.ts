@@ -1,10 +1,16 @@
 import { httpErrorBody } from '@agent-workspace/protocol';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { defaultMaxConnections, readOpenFilesLimit } from './default-max-connections.js';
 import { errorHandler } from './error-handler.js';
 import { registerJsonBodyParser } from './parse-json-body.js';
 import { clientErrorHandler, frameworkErrors } from './protocol-errors.js';
 import { redactRequestUrl } from './redact-request-url.js';
+import {
+  isDescriptorExhaustion,
+  shedIdleConnections,
+  trackConnections,
+} from './shed-idle-connections.js';
 import { zodValidatorCompiler } from './zod-validator-compiler.js';
 
 /** Longest the request line and headers may take to arrive. */
@@ -18,8 +24,11 @@ export interface CreateHttpAppOptions {
   bodyLimit: number;
   /** Longest a whole request (headers and body) may take to arrive, in milliseconds. */
   requestTimeoutMs: number;
-  /** Most open client connections; more are closed at once. */
-  maxConnections: number;
+  /**
+   * Most open client connections; one more sheds the oldest idle one (or is closed when all are
+   * busy). Default `defaultMaxConnections(readOpenFilesLimit())`, derived from the open-files limit.
+   */
+  maxConnections?: number | undefined;
 }
 
 /** A Fastify app whose routes are typed by zod schemas. */
@@ -30,6 +39,8 @@ export type HttpApp = ReturnType<typeof createHttpApp>;
  * server): JSON logs without secrets in URLs, a strict JSON body parser, zod validation with
  * FastAPI-style 422 issues, every failure in the `{"detail": ...}` envelope (unparsable
  * requests, unknown routes, a missing `Host`), bounded headers, bodies, time and connections.
+ * Idle connections are shed past the connection cap and when the process runs out of
+ * descriptors (see `trackConnections`; a failed request's `EMFILE`/`ENFILE` counts too).
  */
 export function createHttpApp(options: CreateHttpAppOptions) {
   const app = Fastify({
@@ -59,11 +70,24 @@ export function createHttpApp(options: CreateHttpAppOptions) {
     frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
   registerJsonBodyParser(app as unknown as FastifyInstance);
-  app.server.maxConnections = options.maxConnections;
+  const connectionsLog = app.log.child({ component: 'connections' });
+  trackConnections({
+    server: app.server,
+    maxConnections: options.maxConnections ?? defaultMaxConnections(readOpenFilesLimit()),
+    onShed: (count, reason) =>
+      reason === 'descriptors'
+        ? connectionsLog.warn({ count }, `out of descriptors: shed ${count} idle connections`)
+        : connectionsLog.debug({ count }, 'at the connection cap: shed the oldest idle one'),
+    onAcceptError: (error) =>
+      connectionsLog.warn({ code: error.code }, `accept failed: ${error.code ?? error.message}`),
+  });
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutMs);
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isDescriptorExhaustion(error)) shedIdleConnections();
+  });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
   app.addHook('onRequest', async (request, reply) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {

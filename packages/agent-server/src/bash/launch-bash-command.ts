@@ -7,6 +7,7 @@ import {
   type StartLocalCommandOptions,
   startLocalCommand,
 } from '@agent-workspace/core/internal';
+import { isDescriptorExhaustion, shedIdleConnections } from '../app/shed-idle-connections.js';
 
 /** Options of {@link launchBashCommand}. */
 export interface LaunchBashCommandOptions extends Omit<StartLocalCommandOptions, 'cwd'> {
@@ -31,7 +32,8 @@ export interface LaunchedBashCommand {
  *
  * @throws WorkspaceError: a path error naming `cwd` (`NOT_FOUND`, `INVALID_ARGUMENT`,
  * `FORBIDDEN`), those of `startLocalCommand`, and `SPAWN_ERROR` (with `details.errno`, e.g.
- * `EMFILE`) when the shell could not be started; nothing runs then.
+ * `EMFILE`) when the shell could not be started; nothing runs then (and, out of descriptors,
+ * the server's idle keep-alive connections are shed).
  */
 export async function launchBashCommand(
   options: LaunchBashCommandOptions,
@@ -53,6 +55,8 @@ export async function launchBashCommand(
       () => undefined,
       (error: unknown) => error,
     );
+    // Out of descriptors: idle keep-alive connections give some back for the next try.
+    if (isDescriptorExhaustion(failure)) shedIdleConnections();
     throw (
       failure ??
       new WorkspaceError({ code: 'SPAWN_ERROR', message: 'the shell could not be started' })

@@ -54,7 +54,8 @@ Options:
   --max-upload-bytes <n>       Largest accepted upload in bytes (default 1073741824); also the
                                most file bytes of one extracted directory archive
   --max-archive-entries <n>    Most entries of one extracted directory archive (default 1000000)
-  --max-connections <n>        Most open client connections (default 1000)
+  --max-connections <n>        Most open client connections; past it the oldest idle one is
+                               closed (default: (ulimit -n - 64) / 2, from 16 to 1000)
   --max-concurrent-commands <n>  Most commands running at once; more get 429 (default 200)
   --max-command-history-bytes <n>  Event bytes kept per command; oldest dropped (default 16777216)
   --max-history-bytes <n>      Event bytes kept in all (default 268435456)

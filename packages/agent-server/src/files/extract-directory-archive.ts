@@ -34,8 +34,9 @@ export interface ExtractDirectoryArchiveOptions {
  * ends in error when the connection closes or `signal` fires, so none waits forever.
  *
  * Errors: 400 / 403 for the destination (`pathHttpError`), 400 naming the entry and why
- * (absolute, `..`, a hard link, a device or FIFO, through a symbolic link, a malformed or
- * truncated stream), 413 naming the entry past `maxEntries` or `maxBytes`, 503 on shutdown.
+ * (absolute, `..`, a hard link, a device or FIFO, a GNU sparse file, through a symbolic link,
+ * over a directory, FIFO, device or socket already there, a malformed or truncated stream), 413
+ * naming the entry past `maxEntries` or `maxBytes`, 503 on shutdown.
  */
 export async function extractDirectoryArchive(
   options: ExtractDirectoryArchiveOptions,

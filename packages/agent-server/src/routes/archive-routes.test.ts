@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   chmod,
   lstat,
@@ -7,8 +8,10 @@ import {
   readlink,
   stat,
   symlink,
+  truncate,
   writeFile,
 } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { AGENT_SERVER_ROUTES, DIRECTORY_ARCHIVE_CAPABILITY } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -122,6 +125,74 @@ describe('directory archive routes', () => {
       expect((await readdir(target)).filter((name) => name.endsWith('.part'))).toEqual([]);
     });
   }
+
+  it('refuses a file or link over a FIFO or socket with 400 naming the entry, as uploads do', async () => {
+    const target = path.join(t.dir, 'specials');
+    await mkdir(target);
+    execFileSync('mkfifo', [path.join(target, 'pipe')]);
+    const listener = createServer();
+    await new Promise<void>((resolve) => listener.listen(path.join(target, 'sock'), resolve));
+    try {
+      const cases: [TarEntry, RegExp][] = [
+        [{ name: 'pipe', content: 'x' }, /^archive entry "pipe" would replace a FIFO/],
+        [
+          { name: './sock', type: 'symlink', linkname: 'x' },
+          /^archive entry ".\/sock" would replace a socket/,
+        ],
+      ];
+      for (const [entry, message] of cases) {
+        const answer = await extract(t, target, await buildTar([entry]));
+        expect(answer.status).toBe(400);
+        expect(((await answer.json()) as { detail: string }).detail).toMatch(message);
+      }
+      const form = new FormData();
+      form.append('file', new Blob(['x']), 'pipe');
+      const upload = await fetch(
+        `${t.url}${AGENT_SERVER_ROUTES.fileUpload}?${new URLSearchParams({ path: path.join(target, 'pipe') })}`,
+        { method: 'POST', body: form },
+      );
+      expect(upload.status).toBe(400);
+      await upload.arrayBuffer();
+      expect((await lstat(path.join(target, 'pipe'))).isFIFO()).toBe(true);
+      expect((await lstat(path.join(target, 'sock'))).isSocket()).toBe(true);
+      expect((await readdir(target)).sort()).toEqual(['pipe', 'sock']);
+    } finally {
+      listener.close();
+    }
+  });
+
+  it('refuses every GNU sparse format of GNU tar --sparse with 400 naming the entry', async () => {
+    const source = path.join(t.dir, 'sparse-source');
+    await mkdir(source);
+    // A real sparse file: a few bytes in 1 MiB of hole.
+    const file = path.join(source, 'holes.bin');
+    await writeFile(file, 'start');
+    await truncate(file, 1024 * 1024);
+    const formats = [
+      ['--format=gnu'],
+      ['--format=posix', '--sparse-version=0.0'],
+      ['--format=posix', '--sparse-version=0.1'],
+      ['--format=posix', '--sparse-version=1.0'],
+    ];
+    for (const format of formats) {
+      const body = execFileSync('tar', [
+        '--sparse',
+        ...format,
+        '-C',
+        source,
+        '-cf',
+        '-',
+        'holes.bin',
+      ]);
+      const target = path.join(t.dir, 'sparse', format.join(''));
+      const answer = await extract(t, target, body);
+      expect(answer.status, format.join(' ')).toBe(400);
+      expect(((await answer.json()) as { detail: string }).detail).toMatch(
+        /^archive entry "(.\/)?holes.bin" .*sparse/,
+      );
+      expect(await readdir(target)).toEqual([]);
+    }
+  });
 
   it('refuses a truncated archive, leaving no partial file', async () => {
     const target = path.join(t.dir, 'truncated');

@@ -14,8 +14,9 @@ export interface ReleasePooledWorkspaceOptions {
 export interface PooledWorkspaceLease<W extends Workspace = Workspace> extends AsyncDisposable {
   /**
    * The workspace, for this holder only. After `release()` every method rejects with
-   * `WORKSPACE_CLOSED` (and `close()` does nothing), so a stale reference cannot reach the next
-   * holder. Calling `close()` on it while leased closes it; the pool then only drops it.
+   * `WORKSPACE_CLOSED` (a synchronous helper throws it; `close()` does nothing), so a stale
+   * reference cannot reach the next holder. Calling `close()` on it while leased closes it; the
+   * pool then only drops it.
    */
   readonly workspace: W;
   /** Milliseconds `acquire()` took. */
@@ -43,10 +44,20 @@ export interface PooledWorkspaceGuard<W extends Workspace> {
 
 const closers = new Set<PropertyKey>(['close', Symbol.asyncDispose]);
 
+/** Methods of the workspace contracts that return a promise without being `async` functions. */
+const promiseMethods = new Set<PropertyKey>([
+  ...['executeCommand', 'fileUpload', 'fileDownload', 'gitChanges', 'gitDiff', 'pause'],
+  ...['resume', 'identity', 'agentServerEndpoint', 'uploadDirectory', 'downloadDirectory'],
+]);
+
+const AsyncFunction = (async () => {}).constructor;
+
 /**
  * Wraps `workspace` in a proxy whose methods run on the workspace itself (private fields work)
- * until {@link PooledWorkspaceGuard.revoke}; after that they reject with `WORKSPACE_CLOSED`,
- * except `close()`, which does nothing: the workspace may already serve another holder.
+ * until {@link PooledWorkspaceGuard.revoke}; after that they fail with `WORKSPACE_CLOSED`:
+ * methods that return a promise reject, the others throw, so a method run on the view through
+ * its prototype (`this` is the view) fails at its first internal call and leaves no stray
+ * rejected promise behind. `close()` does nothing: the workspace may serve another holder.
  */
 export function guardPooledWorkspace<W extends Workspace>(workspace: W): PooledWorkspaceGuard<W> {
   let revoked = false;
@@ -58,12 +69,14 @@ export function guardPooledWorkspace<W extends Workspace>(workspace: W): PooledW
       return (...args: unknown[]): unknown => {
         if (revoked) {
           if (closers.has(property)) return Promise.resolve();
-          return Promise.reject(
-            new WorkspaceError({
-              code: 'WORKSPACE_CLOSED',
-              message: `the pooled workspace was released; acquire another to call ${String(property)}()`,
-            }),
-          );
+          const error = new WorkspaceError({
+            code: 'WORKSPACE_CLOSED',
+            message: `the pooled workspace was released; acquire another to call ${String(property)}()`,
+          });
+          if (promiseMethods.has(property) || value instanceof AsyncFunction) {
+            return Promise.reject(error);
+          }
+          throw error;
         }
         if (closers.has(property)) closedByHolder = true;
         return (value as (...rest: unknown[]) => unknown).apply(target, args);

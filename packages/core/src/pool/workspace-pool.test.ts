@@ -115,6 +115,39 @@ describe('createWorkspacePool: acquire and release', () => {
     expect(pool.stats().lastError).toMatchObject({ during: 'close' });
     expect(pool.stats().lastError?.message).toContain('close exploded');
   });
+
+  it('refuses a released view reached through its prototype, with no stray rejection', async () => {
+    const { pool } = await makePool({ max: 1, reset: async () => {} });
+    const lease = await pool.acquire();
+    await lease.release();
+    await using next = await pool.acquire();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const stale = lease.workspace;
+      const prototype = Object.getPrototypeOf(stale) as TempDirWorkspace;
+      const calls = [
+        prototype.executeCommand.call(stale, 'touch stale'),
+        Reflect.apply(prototype.fileUpload, stale, ['source.txt', 'stale']),
+        prototype.gitChanges.call(stale, '.'),
+        prototype.pause.call(stale),
+      ];
+      for (const call of calls) {
+        const error = await rejectionOf(call);
+        expect(WorkspaceError.isInstance(error, 'WORKSPACE_CLOSED'), String(error)).toBe(true);
+      }
+      // Node reports unhandled rejections once the microtask queue is empty.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    // The next holder's workspace (the same one, reset) saw nothing of it.
+    expect(next.workspace.workingDir).toBe(lease.workspace.workingDir);
+    expect((await next.workspace.executeCommand('ls')).stdout).toBe('');
+  });
 });
 
 describe('createWorkspacePool: reset', () => {

@@ -6,14 +6,12 @@ import { writeStreamAtomic } from '../fs/write-stream-atomic.js';
 import { ArchiveDirectories } from '../internal/archive/archive-directories.js';
 import { archiveEntryComponents } from '../internal/archive/archive-entry-components.js';
 import { archiveProblemOf } from '../internal/archive/archive-entry-error.js';
-import {
-  createArchiveSymlink,
-  refuseDirectoryAt,
-} from '../internal/archive/create-archive-symlink.js';
+import { createArchiveSymlink } from '../internal/archive/create-archive-symlink.js';
 import {
   LocalDirectoryFailure,
   openLocalDirectory,
 } from '../internal/archive/open-local-directory.js';
+import { refuseReplacing } from '../internal/archive/refuse-replacing.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
@@ -81,7 +79,7 @@ export async function downloadDirectoryByListing(
       else if (type === 'f') {
         const parent = directories.open(parts.slice(0, -1), name);
         const fileName = parts[parts.length - 1] as string;
-        refuseDirectoryAt(parent, fileName, name);
+        refuseReplacing(parent, fileName, name);
         const request: AgentServerRequest = {
           method: 'GET',
           path: AGENT_SERVER_ROUTES.fileDownload,

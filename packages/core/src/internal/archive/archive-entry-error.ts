@@ -11,6 +11,8 @@ export type ArchiveProblem =
   | 'too-deep'
   | 'hard-link'
   | 'special-file'
+  | 'replaces-special-file'
+  | 'sparse'
   | 'unknown-type'
   | 'through-symlink'
   | 'not-directory'

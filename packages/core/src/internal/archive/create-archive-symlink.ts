@@ -5,25 +5,13 @@ import type { DirectoryHandle } from '../../fs/directory-handle.js';
 import { errnoOf } from '../../fs/path-error.js';
 import type { ArchiveDirectories } from './archive-directories.js';
 import { archiveEntryError } from './archive-entry-error.js';
-
-/** Refuses, naming `entry`, to replace the directory `name` of `parent` with a file or link. */
-export function refuseDirectoryAt(parent: DirectoryHandle, name: string, entry: string): void {
-  let stats: Stats | undefined;
-  try {
-    stats = lstatSync(parent.child(name));
-  } catch (error) {
-    if (errnoOf(error) !== 'ENOENT') throw error;
-  }
-  if (stats?.isDirectory()) {
-    throw archiveEntryError(entry, 'would replace a directory', 'is-directory');
-  }
-}
+import { refuseReplacing } from './refuse-replacing.js';
 
 /**
  * Creates (or replaces) the symbolic link `parts` (below the extraction root of `directories`)
  * with target `target`, atomically by rename. The target is not checked: nothing here follows
- * links. Refuses, naming `entry`, a NUL byte, an empty or over-long target, and a directory in
- * the way.
+ * links. Refuses, naming `entry`, a NUL byte, an empty or over-long target, and a directory,
+ * FIFO, device or socket in the way (`refuseReplacing`).
  */
 export function createArchiveSymlink(
   directories: ArchiveDirectories,
@@ -43,6 +31,7 @@ export function createArchiveSymlink(
   }
   const parent = directories.open(parts.slice(0, -1), entry);
   const name = parts[parts.length - 1] as string;
+  refuseReplacing(parent, name, entry);
   const temporary = `.${randomBytes(8).toString('hex')}.link`;
   symlinkSync(target, parent.child(temporary));
   try {

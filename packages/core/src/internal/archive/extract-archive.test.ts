@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { lstatSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -11,7 +14,7 @@ import { rejectionOf } from '../../testing/rejection-of.js';
 import { extractArchive } from './extract-archive.js';
 import { packDirectory } from './pack-directory.js';
 
-type Entry = Headers & { content?: string | Buffer };
+type Entry = Headers & { content?: string | Buffer; pax?: Record<string, string> };
 
 async function tarOf(entries: readonly Entry[]): Promise<Buffer> {
   const archive = pack();
@@ -106,6 +109,104 @@ describe('extractArchive', () => {
       expect(await readdir(scratch)).toEqual(['target']);
     });
   }
+
+  /** Makes a FIFO, a socket or a device named `name` in the target; returns what to undo. */
+  async function makeSpecial(kind: string, name: string): Promise<Server | undefined> {
+    const at = path.join(target, name);
+    if (kind === 'FIFO') execFileSync('mkfifo', [at]);
+    else if (kind === 'character device') execFileSync('mknod', [at, 'c', '1', '3']);
+    else {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(at, resolve));
+      return server;
+    }
+    return undefined;
+  }
+
+  const specials = [
+    { kind: 'FIFO', check: 'isFIFO' },
+    { kind: 'socket', check: 'isSocket' },
+    { kind: 'character device', check: 'isCharacterDevice', needsRoot: true },
+  ] as const;
+  const replacements: [string, Entry][] = [
+    ['a small file', { name: 'sub/x', content: 'x' }],
+    ['a streamed file', { name: 'sub/x', content: Buffer.alloc(100_000, 1) }],
+    ['a link', { name: 'sub/x', type: 'symlink', linkname: '/etc/passwd' }],
+  ];
+  for (const special of specials) {
+    for (const [what, entry] of replacements) {
+      it.runIf(!('needsRoot' in special) || process.getuid?.() === 0)(
+        `refuses ${what} over a ${special.kind}, leaving it as it was`,
+        async () => {
+          await mkdir(path.join(target, 'sub'));
+          const server = await makeSpecial(special.kind, 'sub/x');
+          try {
+            const error = await rejectionOf(
+              extract(await tarOf([{ name: 'first', content: '1' }, entry])),
+            );
+            expect(WorkspaceError.isInstance(error, 'INVALID_ARGUMENT')).toBe(true);
+            expect((error as WorkspaceError).details).toMatchObject({
+              field: 'body',
+              entry: 'sub/x',
+              reason: 'replaces-special-file',
+            });
+            expect((error as Error).message).toContain(`would replace a ${special.kind}`);
+            expect(lstatSync(path.join(target, 'sub/x'))[special.check]()).toBe(true);
+            expect(await readdir(path.join(target, 'sub'))).toEqual(['x']);
+            expect(await readFile(path.join(target, 'first'), 'utf8')).toBe('1');
+          } finally {
+            server?.close();
+          }
+        },
+      );
+    }
+  }
+
+  /** A real sparse file (two data blocks in 1 MiB of hole) archived by GNU tar `--sparse`. */
+  function gnuSparseTar(format: string[]): Buffer {
+    const from = path.join(scratch, 'sparse-source');
+    execFileSync('mkdir', ['-p', from]);
+    const file = path.join(from, 'sparse');
+    execFileSync('truncate', ['-s', '1M', file]);
+    execFileSync('dd', [`of=${file}`, 'bs=1', 'seek=500000', 'conv=notrunc', 'status=none'], {
+      input: 'hello',
+    });
+    return execFileSync('tar', ['--sparse', ...format, '-C', from, '-cf', '-', 'sparse']);
+  }
+
+  const sparseArchives: [string, string[], string][] = [
+    ['GNU type S', ['--format=gnu'], 'unknown-type'],
+    ['pax sparse 0.0', ['--format=posix', '--sparse-version=0.0'], 'sparse'],
+    ['pax sparse 0.1', ['--format=posix', '--sparse-version=0.1'], 'sparse'],
+    ['pax sparse 1.0', ['--format=posix', '--sparse-version=1.0'], 'sparse'],
+  ];
+  for (const [what, format, reason] of sparseArchives) {
+    it(`refuses a ${what} entry from GNU tar --sparse, writing nothing`, async () => {
+      const error = await rejectionOf(extract(gnuSparseTar(format)));
+      expect(WorkspaceError.isInstance(error, 'INVALID_ARGUMENT')).toBe(true);
+      expect((error as WorkspaceError).details).toMatchObject({ field: 'body', reason });
+      expect((error as Error).message).toMatch(/^archive entry "(\.\/)?sparse" .*sparse/);
+      expect(await readdir(target)).toEqual([]);
+    });
+  }
+
+  it('refuses a pax sparse 1.0 entry a hostile archive names after its real name', async () => {
+    const body = await tarOf([
+      { name: 'ok', content: 'fine' },
+      {
+        name: 'GNUSparseFile.0/innocent',
+        pax: { 'GNU.sparse.major': '1', 'GNU.sparse.minor': '0', 'GNU.sparse.name': 'innocent' },
+        content: '1\n0\n4\n',
+      },
+    ]);
+    const error = await rejectionOf(extract(body));
+    expect((error as WorkspaceError).details).toMatchObject({
+      entry: 'innocent',
+      reason: 'sparse',
+    });
+    expect((error as Error).message).toContain('GNU sparse file (pax format 1.0)');
+    expect(await readdir(target)).toEqual(['ok']);
+  });
 
   it('refuses a link already at the destination as a way through', async () => {
     const outside = path.join(scratch, 'outside');

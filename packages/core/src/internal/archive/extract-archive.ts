@@ -9,6 +9,8 @@ import { ArchiveDirectories } from './archive-directories.js';
 import { archiveEntryComponents } from './archive-entry-components.js';
 import { archiveEntryError, archiveProblemOf } from './archive-entry-error.js';
 import { createArchiveSymlink } from './create-archive-symlink.js';
+import { gnuSparseFormat } from './gnu-sparse-format.js';
+import { refuseReplacing } from './refuse-replacing.js';
 import { writeBufferAtomic } from './write-buffer-atomic.js';
 
 /** What an extraction wrote. */
@@ -53,7 +55,10 @@ const SPECIAL_TYPES = new Set(['character-device', 'block-device', 'fifo']);
  * aborted or truncated archive leaves no half-written file and no temporary file; directories
  * are created without following links and no entry is ever written through a symbolic link
  * (see `ArchiveDirectories`); symbolic links are created as links (their target is not
- * checked: nothing here follows them); set-id and sticky bits are dropped.
+ * checked: nothing here follows them); set-id and sticky bits are dropped. A file or link
+ * replaces only a regular file or a link: never a directory, FIFO, device or socket
+ * (`refuseReplacing`), which is not even opened. GNU sparse entries (type `S`, pax
+ * `GNU.sparse.*`) are refused, not expanded: their data is not the file's content.
  *
  * Entries extracted before a failure stay. Errors are `INVALID_ARGUMENT` archive errors naming
  * the entry (`archiveEntryError`; `details.reason` `too-many-entries` / `too-large` for the
@@ -86,7 +91,18 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
           'too-many-entries',
         );
       }
+      // tar-stream sets `pax` (its types leave it out) to the entry's pax header, if any.
+      const { pax } = header as { pax?: Record<string, string> | null };
+      const sparse = gnuSparseFormat(pax);
+      if (sparse !== undefined) {
+        throw archiveEntryError(
+          pax?.['GNU.sparse.name'] ?? name,
+          `is a GNU sparse file (pax format ${sparse}), which is refused: archive it without --sparse`,
+          'sparse',
+        );
+      }
       const parts = archiveEntryComponents(name);
+      // tar-stream gives no type for the typeflags it does not know, GNU's sparse 'S' among them.
       const type = header.type ?? 'unknown';
       if (FILE_TYPES.has(type)) {
         const size = header.size ?? 0;
@@ -101,6 +117,7 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
         if (parts.length === 0) throw archiveEntryError(name, 'names no file', 'empty-name');
         const parent = directories.open(parts.slice(0, -1), name);
         const fileName = parts[parts.length - 1] as string;
+        refuseReplacing(parent, fileName, name);
         const directoryPath = onTemporaryFile ? directories.realPathOf(parent) : '';
         const write = {
           directory: parent,
@@ -140,6 +157,12 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
         throw archiveEntryError(name, 'is a hard link, which is refused', 'hard-link');
       } else if (SPECIAL_TYPES.has(type)) {
         throw archiveEntryError(name, `is a ${type}, which is refused`, 'special-file');
+      } else if (header.type === null) {
+        throw archiveEntryError(
+          name,
+          'has a tar type that is not extracted (such as a GNU sparse file, type S), which is refused',
+          'unknown-type',
+        );
       } else {
         throw archiveEntryError(name, `has an unsupported type (${type})`, 'unknown-type');
       }

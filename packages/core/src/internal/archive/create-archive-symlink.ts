@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, renameSync, type Stats, symlinkSync, unlinkSync } from 'node:fs';
+import { renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { MAX_ARCHIVE_PATH_BYTES } from '@agent-workspace/protocol/constants';
-import type { DirectoryHandle } from '../../fs/directory-handle.js';
 import { errnoOf } from '../../fs/path-error.js';
 import type { ArchiveDirectories } from './archive-directories.js';
 import { archiveEntryError } from './archive-entry-error.js';

@@ -161,6 +161,27 @@ describe.skipIf(skipReason !== undefined)('one trust boundary for every agent pa
       },
     });
     expect(listed.text).toContain(LISTED_BODY);
+    // Other spellings of loopback lead nowhere unlisted; sent as written (not normalised by a
+    // client), a non-canonical spelling of the listed address is refused too.
+    for (const host of ['127.1', '0x7f000001', '2130706433', 'localhost', '[::ffff:127.0.0.1]']) {
+      const command = `curl -s --max-time 5 --noproxy '' -x "$HTTP_PROXY" http://${host}:${unlistedPort}/`;
+      const tricked = await post('/execute_action', {
+        action: { action: 'run', args: { command } },
+      });
+      record(`run via proxy to ${host}:${unlistedPort}`, tricked);
+      const raw = [
+        'proxy=$(printf %s "$HTTP_PROXY" | sed "s|.*:||")',
+        'exec 3<>/dev/tcp/127.0.0.1/$proxy',
+        `printf 'GET http://${host}:${listedPort}/ HTTP/1.1\\r\\nHost: ${host}:${listedPort}\\r\\nConnection: close\\r\\n\\r\\n' >&3`,
+        'head -1 <&3',
+      ].join('; ');
+      const written = await post('/execute_action', {
+        action: { action: 'run', args: { command: raw } },
+      });
+      figures.tried++;
+      if (written.text.includes('403')) figures.rejected++;
+      expect(written.text, host).toContain('HTTP/1.1 403');
+    }
   });
 
   it('keeps file actions, the file editor, file and git routes inside', async () => {

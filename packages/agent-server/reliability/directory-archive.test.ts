@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
-import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gnuSparseArchives } from '../src/test-support/gnu-sparse-archives.js';
 import { Figures } from './support/figures.js';
 import { type Answer, call, openSocket } from './support/http.js';
 import {
@@ -175,28 +176,12 @@ describe('hostile directory archives', () => {
   });
 
   it('refuses GNU sparse entries of every format GNU tar --sparse writes (400 naming the entry)', async () => {
-    // A real sparse file: a few bytes, then a hole to 4 MiB.
-    const source = path.join(scratch.base, 'sparse-source');
-    await mkdir(source);
-    const file = path.join(source, 'holes.bin');
-    await writeFile(file, 'start');
-    await truncate(file, 4 * 1024 * 1024);
-    for (const format of [
-      ['--format=gnu'],
-      ['--format=posix', '--sparse-version=0.0'],
-      ['--format=posix', '--sparse-version=0.1'],
-      ['--format=posix', '--sparse-version=1.0'],
-    ]) {
-      const body = execFileSync('tar', [
-        '--sparse',
-        ...format,
-        '-C',
-        source,
-        '-cf',
-        '-',
-        'holes.bin',
-      ]);
-      const { answer, dir } = await extractInto(`sparse${format.join('')}`, body);
+    const archives = await gnuSparseArchives(
+      path.join(scratch.base, 'sparse-source'),
+      4 * 1024 * 1024,
+    );
+    for (const { format, archive } of archives) {
+      const { answer, dir } = await extractInto(`sparse ${format}`, archive);
       await expectRefused(answer, 400, /^archive entry "holes\.bin" .*sparse/);
       expect(readdirSync(dir)).toEqual([]);
     }

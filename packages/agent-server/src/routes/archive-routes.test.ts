@@ -8,7 +8,6 @@ import {
   readlink,
   stat,
   symlink,
-  truncate,
   writeFile,
 } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -16,6 +15,7 @@ import path from 'node:path';
 import { AGENT_SERVER_ROUTES, DIRECTORY_ARCHIVE_CAPABILITY } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTar, type TarEntry } from '../../reliability/support/tar.js';
+import { gnuSparseArchives } from '../test-support/gnu-sparse-archives.js';
 import {
   type ConfinedTestServer,
   startConfinedTestServer,
@@ -162,31 +162,13 @@ describe('directory archive routes', () => {
   });
 
   it('refuses every GNU sparse format of GNU tar --sparse with 400 naming the entry', async () => {
-    const source = path.join(t.dir, 'sparse-source');
-    await mkdir(source);
-    // A real sparse file: a few bytes in 1 MiB of hole.
-    const file = path.join(source, 'holes.bin');
-    await writeFile(file, 'start');
-    await truncate(file, 1024 * 1024);
-    const formats = [
-      ['--format=gnu'],
-      ['--format=posix', '--sparse-version=0.0'],
-      ['--format=posix', '--sparse-version=0.1'],
-      ['--format=posix', '--sparse-version=1.0'],
-    ];
-    for (const format of formats) {
-      const body = execFileSync('tar', [
-        '--sparse',
-        ...format,
-        '-C',
-        source,
-        '-cf',
-        '-',
-        'holes.bin',
-      ]);
-      const target = path.join(t.dir, 'sparse', format.join(''));
-      const answer = await extract(t, target, body);
-      expect(answer.status, format.join(' ')).toBe(400);
+    for (const { format, archive } of await gnuSparseArchives(
+      path.join(t.dir, 'sparse-source'),
+      1024 * 1024,
+    )) {
+      const target = path.join(t.dir, 'sparse', format.replaceAll(' ', ''));
+      const answer = await extract(t, target, archive);
+      expect(answer.status, format).toBe(400);
       expect(((await answer.json()) as { detail: string }).detail).toMatch(
         /^archive entry "(.\/)?holes.bin" .*sparse/,
       );

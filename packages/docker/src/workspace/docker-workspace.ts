@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  abortedError,
   type DescribedWorkspaceIdentity,
   type ReleaseSandboxOptions,
   type SandboxEndpoint,
@@ -160,13 +161,17 @@ export class DockerWorkspace extends SandboxWorkspace {
       ...(options.platform && { platform: options.platform }),
     };
     try {
-      // `_query` / `_body` split the create options between the URL and the JSON body.
+      // `_query` / `_body` split the create options between the URL and the JSON body. Not
+      // aborted mid-call: the engine would go on and make a container nobody knows of (a list
+      // by label can run before it exists); a create takes milliseconds, the abort is checked
+      // right after, and `close()` then removes what was made.
       this.#container = await docker.createContainer({
         _query: query,
         _body: body,
-        abortSignal: signal,
       } as unknown as Docker.ContainerCreateOptions);
+      if (signal.aborted) throw abortedError(signal);
     } catch (error) {
+      if (WorkspaceError.isInstance(error, 'ABORTED')) throw error;
       throw dockerError(error, {
         docker,
         action: `create a container from ${this.image}`,

@@ -314,6 +314,11 @@ export class ConversationStore {
     } finally {
       this.#compactionQueued = false;
     }
+    // Lines appended while this one waited in the queue found it queued and queued none.
+    if (this.#end - this.#base > this.#limits.maxDiskBytes) {
+      this.#compactionQueued = true;
+      this.#enqueue(() => this.#compact());
+    }
   }
 
   /** The newest events that fit in `maxMemoryBytes`; strict: a line that is not an event throws. */

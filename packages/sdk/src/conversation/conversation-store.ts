@@ -98,7 +98,6 @@ export class ConversationStore {
   #base = 0;
   /** Position the next appended line gets. */
   #end: number;
-  #compactionQueued = false;
 
   private constructor(
     directory: string,
@@ -205,11 +204,10 @@ export class ConversationStore {
     const text = `${line}\n`;
     this.#enqueue(async () => {
       await this.#appender.write(text);
+      // Judged once the line is written, in the queue's order: every line that takes the file
+      // past the bound is followed by a compaction before anything else (a flush included).
+      if (position + bytes - this.#base > this.#limits.maxDiskBytes) await this.#compact();
     });
-    if (!this.#compactionQueued && this.#end - this.#base > this.#limits.maxDiskBytes) {
-      this.#compactionQueued = true;
-      this.#enqueue(() => this.#compact());
-    }
     return position;
   }
 
@@ -293,32 +291,23 @@ export class ConversationStore {
 
   /** Rewrites the file as its newest lines filling `COMPACTION_SHARE` of `maxDiskBytes`. */
   async #compact(): Promise<void> {
-    try {
-      const { size } = await this.#appender.stat();
-      const keep = Math.floor(this.#limits.maxDiskBytes * COMPACTION_SHARE);
-      if (size <= keep) return;
-      const cut = await lineStartAtOrAfter(this.#eventsPath, size - keep, size);
-      await writeStreamAtomic({
-        source:
-          cut < size
-            ? createReadStream(this.#eventsPath, { start: cut, end: size - 1 })
-            : Readable.from([]),
-        directory: DirectoryHandle.byPath(this.#directory),
-        name: EVENTS_FILE,
-        mode: 0o600,
-        durable: true,
-      });
-      await this.#appender.close();
-      this.#appender = await open(this.#eventsPath, 'a');
-      this.#base += cut;
-    } finally {
-      this.#compactionQueued = false;
-    }
-    // Lines appended while this one waited in the queue found it queued and queued none.
-    if (this.#end - this.#base > this.#limits.maxDiskBytes) {
-      this.#compactionQueued = true;
-      this.#enqueue(() => this.#compact());
-    }
+    const { size } = await this.#appender.stat();
+    const keep = Math.floor(this.#limits.maxDiskBytes * COMPACTION_SHARE);
+    if (size <= keep) return;
+    const cut = await lineStartAtOrAfter(this.#eventsPath, size - keep, size);
+    await writeStreamAtomic({
+      source:
+        cut < size
+          ? createReadStream(this.#eventsPath, { start: cut, end: size - 1 })
+          : Readable.from([]),
+      directory: DirectoryHandle.byPath(this.#directory),
+      name: EVENTS_FILE,
+      mode: 0o600,
+      durable: true,
+    });
+    await this.#appender.close();
+    this.#appender = await open(this.#eventsPath, 'a');
+    this.#base += cut;
   }
 
   /** The newest events that fit in `maxMemoryBytes`; strict: a line that is not an event throws. */

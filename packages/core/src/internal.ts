@@ -55,6 +55,13 @@ export {
   isServerSecretVariable,
 } from './internal/process/child-environment.js';
 export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';
+export { signalProcessGroup } from './internal/process/kill-process-group.js';
+export {
+  type ChildExit,
+  type SpawnChildOptions,
+  type SpawnedChild,
+  spawnChild,
+} from './internal/process/spawn-child.js';
 export { type TimeoutSignalOptions, timeoutSignal } from './internal/timeout-signal.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { abortedError, type CommandSandbox, WorkspaceError } from '@agent-workspace/core';
-import { SYSTEM_PATH } from '@agent-workspace/core/internal';
+import { SYSTEM_PATH, signalProcessGroup, spawnChild } from '@agent-workspace/core/internal';
 
 /** Options of {@link assertSandboxWritable}. */
 export interface AssertSandboxWritableOptions {
@@ -23,25 +22,30 @@ export interface AssertSandboxWritableOptions {
 export async function assertSandboxWritable(options: AssertSandboxWritableOptions): Promise<void> {
   const { sandbox, dir, signal } = options;
   if (signal?.aborted) throw abortedError(signal);
-  const launch = sandbox.wrap({
+  // Through the sandbox like every process the server starts; a test of two file modes needs
+  // no more environment than the system's PATH (so no key of the server's can reach it).
+  const child = spawnChild({
     file: '/bin/sh',
     args: ['-c', 'test -d "$1" && test -w "$1"', 'sh', dir],
     cwd: sandbox.workingDir,
+    env: { PATH: SYSTEM_PATH },
+    detached: true,
+    sandbox,
   });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(launch.file, launch.args, {
-      cwd: launch.cwd,
-      env: { PATH: SYSTEM_PATH },
-      stdio: 'ignore',
-      signal,
-      // The launch relays (ignores) SIGTERM; only SIGKILL ends it.
-      killSignal: 'SIGKILL',
-    });
-    child.once('error', (error) =>
-      reject(signal?.aborted ? abortedError(signal) : (error as Error)),
-    );
-    child.once('exit', (exitCode) => resolve(exitCode));
-  });
+  child.stdout?.resume();
+  child.stderr?.resume();
+  // The launch relays (ignores) SIGTERM; only SIGKILL to its group ends it.
+  const stop = () => {
+    if (child.pid !== undefined) signalProcessGroup(child.pid, 'SIGKILL');
+  };
+  signal?.addEventListener('abort', stop, { once: true });
+  let code: number | null;
+  try {
+    ({ code } = await child.exit);
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+  if (signal?.aborted) throw abortedError(signal);
   if (code === 0) return;
   throw new WorkspaceError({
     code: 'INVALID_CONFIG',

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { CommandSandbox, ProcessLaunch } from '@agent-workspace/core';
+import { type SpawnedChild, spawnChild } from '@agent-workspace/core/internal';
 
 /** How a kernel process ended. */
 export interface KernelExit {
@@ -10,10 +11,12 @@ export interface KernelExit {
 
 /** Options of {@link KernelProcess.spawn}. */
 export interface KernelProcessOptions {
-  command: string;
-  args: readonly string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
+  /** The kernel's program, arguments and working directory. */
+  launch: ProcessLaunch;
+  /** Its whole environment: the host's (scrubbed of the server's keys, marked for the sweep). */
+  env: Readonly<Record<string, string>>;
+  /** The command sandbox it runs in, when the host has one. */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /** Bytes of stderr kept for error messages. */
@@ -33,22 +36,20 @@ export class KernelProcess {
   #exit: KernelExit | undefined;
   #stderr = Buffer.alloc(0);
 
-  private constructor(child: ChildProcess) {
+  private constructor(child: SpawnedChild) {
     this.pid = child.pid;
-    this.exited = new Promise((resolve) => {
-      const ended = (exit: KernelExit) => {
+    this.exited = child.exit
+      .then(
+        ({ code, signal }): KernelExit => ({ code, signal }),
+        (error: unknown): KernelExit => ({ code: null, signal: null, error: error as Error }),
+      )
+      .then((exit) => {
         // Processes its cells started must not outlive it; after this the group is left alone,
         // as its id may be reused once it is empty.
         if (this.#exit === undefined) this.signalGroup('SIGKILL');
         this.#exit ??= exit;
-        resolve(this.#exit);
-      };
-      child.once('exit', (code, signal) => ended({ code, signal }));
-      child.once('error', (error) => {
-        // A spawn failure emits only `error`; later errors (a failed kill) do not end it.
-        if (child.pid === undefined) ended({ code: null, signal: null, error });
+        return this.#exit;
       });
-    });
     child.stdout?.resume();
     child.stderr?.on('data', (chunk: Buffer) => {
       const joined = Buffer.concat([this.#stderr, chunk]);
@@ -56,15 +57,21 @@ export class KernelProcess {
     });
   }
 
-  /** Starts `command` in a new process group; a failure to start shows in {@link exited}. */
+  /**
+   * Starts the kernel in a new process group, through core's `spawnChild` as every process the
+   * server starts: inside the host's command sandbox when it has one (its confinement and egress
+   * policy), with the environment the host gives. A failure to start (descriptors exhausted, a
+   * sandbox that is gone) shows in {@link exited}.
+   */
   static spawn(options: KernelProcessOptions): KernelProcess {
-    const child = spawn(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return new KernelProcess(child);
+    return new KernelProcess(
+      spawnChild({
+        ...options.launch,
+        env: options.env,
+        detached: true,
+        sandbox: options.sandbox,
+      }),
+    );
   }
 
   /** True until it has exited. */

@@ -118,31 +118,24 @@ export class Kernel {
     const zmq = await import('zeromq');
     const dir = await makeKernelDir(options.stateDir, options.sandbox !== undefined);
     let connection: KernelConnection;
-    let launch: ProcessLaunch;
     try {
       connection = await writeConnectionFile(dir);
-      const args = [
-        '-m',
-        'ipykernel_launcher',
-        '-f',
-        connection.file,
-        '--HistoryManager.enabled=False',
-      ];
-      launch = { file: options.pythonPath, args, cwd: options.cwd };
-      // Throws SANDBOX_EXITED once the sandbox is gone.
-      if (options.sandbox !== undefined) launch = options.sandbox.wrap(launch);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
+    const launch: ProcessLaunch = {
+      file: options.pythonPath,
+      args: ['-m', 'ipykernel_launcher', '-f', connection.file, '--HistoryManager.enabled=False'],
+      cwd: options.cwd,
+    };
     const codec = new JupyterCodec(connection.key);
     const env = options.env ?? childEnvironment();
     // In a sandbox the group's leader is the host-side launch (nsenter); the kernel stays in its
     // group, so SIGINT and SIGKILL to the group reach it as before.
     const kernelProcess = KernelProcess.spawn({
-      command: launch.file,
-      args: launch.args,
-      cwd: launch.cwd,
+      launch,
+      sandbox: options.sandbox,
       env: {
         ...env,
         // The kernel exits by itself once orphaned (ipykernel needs this set, then polls for
@@ -153,6 +146,19 @@ export class Kernel {
         PYDEVD_DISABLE_FILE_VALIDATION: '1',
       },
     });
+    if (kernelProcess.pid === undefined) {
+      // Not started at all (a sandbox that is gone: SANDBOX_EXITED; descriptors: SPAWN_ERROR).
+      const { error } = await kernelProcess.exited;
+      await rm(dir, { recursive: true, force: true });
+      if (WorkspaceError.isInstance(error)) {
+        throw new WorkspaceError({
+          code: error.code,
+          message: `the python kernel could not be started (${error.message})`,
+          cause: error,
+          details: error.details,
+        });
+      }
+    }
     const kernel = new Kernel({
       process: kernelProcess,
       zmq,

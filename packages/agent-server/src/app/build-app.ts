@@ -14,6 +14,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { registerActionRoutes } from '../routes/action-routes.js';
 import { registerArchiveRoutes } from '../routes/archive-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
+import { registerConversationEventRoutes } from '../routes/conversation-event-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
@@ -130,6 +131,7 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
     registerFileRoutes(scope, context);
     registerGitRoutes(scope, context);
     registerConversationRoutes(scope, context);
+    registerConversationEventRoutes(scope, context);
     registerActionRoutes(scope, context);
     registerPluginRoutes(scope, context);
     registerBashEventsSocket(scope, context);

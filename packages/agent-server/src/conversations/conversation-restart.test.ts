@@ -7,7 +7,7 @@ import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentServer } from '../create-agent-server.js';
 import { type ServerProcess, spawnServerProcess } from '../test-support/spawn-server-process.js';
-import { CONVERSATIONS_DIR } from './conversation-service.js';
+import { CONVERSATIONS_DIR } from './conversation-directories.js';
 import {
   allEventPages,
   api,

@@ -9,7 +9,9 @@ import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAgentServer } from '../create-agent-server.js';
 import { startTestServer } from '../testing/start-test-server.js';
-import { CONVERSATIONS_DIR, ConversationService } from './conversation-service.js';
+import { CONVERSATIONS_DIR } from './conversation-directories.js';
+import { conversationStatus, describeConversation } from './conversation-info.js';
+import { ConversationService } from './conversation-service.js';
 import type { ConversationWorkspaceRequest } from './conversation-service-options.js';
 import {
   api,
@@ -195,7 +197,7 @@ describe('ConversationService over its workspace seam', () => {
     try {
       for (const [index, id] of ids.entries()) {
         const { record } = await service.create(request(id, `echo ${index}`));
-        await vi.waitFor(() => expect(service.statusOf(record)).toBe('finished'));
+        await vi.waitFor(() => expect(conversationStatus(record)).toBe('finished'));
       }
       expect(made.map((entry) => entry.request)).toEqual(
         ids.map((conversationId) => ({ workingDir, conversationId })),
@@ -229,7 +231,7 @@ describe('ConversationService over its workspace seam', () => {
     const before = recordingWorkspaces();
     const first = serviceWith(paths, before.factory);
     const { record } = await first.create(request(id, 'echo one'));
-    await vi.waitFor(() => expect(first.statusOf(record)).toBe('finished'));
+    await vi.waitFor(() => expect(conversationStatus(record)).toBe('finished'));
     await first.close();
     const eventsFile = path.join(stateDir, CONVERSATIONS_DIR, id, 'conversation', 'events.jsonl');
     await appendFile(eventsFile, `${observationLine(1000, 1)}\n`);
@@ -247,7 +249,7 @@ describe('ConversationService over its workspace seam', () => {
       });
       expect(second.loadedCount).toBe(0);
       expect(after.made).toHaveLength(0);
-      expect(await second.info(listed!)).toMatchObject({
+      expect(await describeConversation(listed!)).toMatchObject({
         id,
         execution_status: 'finished',
         agent: { llm: { kind: 'ScriptedLLM' } },

@@ -5,7 +5,7 @@ import { AGENT_SERVER_ROUTES, conversationPath } from '@agent-workspace/protocol
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestSocketClient } from '../test-support/test-socket-client.js';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
-import { CONVERSATIONS_DIR } from './conversation-service.js';
+import { CONVERSATIONS_DIR } from './conversation-directories.js';
 import { DEFAULT_CONVERSATION_MAX_EVENT_BYTES } from './conversation-service-options.js';
 import { MAX_EVENT_PAGE_BYTES } from './search-conversation-events.js';
 import {

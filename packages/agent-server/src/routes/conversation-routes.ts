@@ -1,12 +1,9 @@
 import {
   AGENT_SERVER_ROUTES,
-  agentFinalResponseWireSchema,
   CONVERSATION_EXECUTION_STATUSES,
-  conversationEventPageWireSchema,
   conversationInfoWireSchema,
   conversationPageWireSchema,
   SUCCESS,
-  sendMessageRequestWireSchema,
   startConversationRequestWireSchema,
   successSchema,
   updateConversationRequestWireSchema,
@@ -16,49 +13,25 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
-import type { HeldConversation } from '../conversations/conversation-service.js';
+import { conversationStatus, describeConversation } from '../conversations/conversation-info.js';
 import { conversationServiceOf } from '../conversations/conversation-service-of.js';
 import {
-  countConversationEvents,
-  searchConversationEvents,
-} from '../conversations/search-conversation-events.js';
-
-/** Largest page of conversations or events (events pages also stop at `MAX_EVENT_PAGE_BYTES`). */
-export const MAX_PAGE_LIMIT = 100;
+  conversationAccess,
+  conversationIdParams as idParams,
+  pageLimitSchema,
+} from './conversation-route-access.js';
 
 /** Most ids one batch get may ask for. */
 export const MAX_BATCH_IDS = 100;
 
-const idParams = z.object({ conversation_id: z.uuid() });
-const eventParams = idParams.extend({ event_id: z.string().min(1).max(200) });
-const limitSchema = z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(MAX_PAGE_LIMIT);
-
 const searchQuery = z.object({
   /** The id of the first conversation of the page (a previous `next_page_id`). */
   page_id: z.uuid().optional(),
-  limit: limitSchema,
+  limit: pageLimitSchema,
   status: z.enum(CONVERSATION_EXECUTION_STATUSES).optional(),
   sort_order: z
     .enum(['CREATED_AT', 'UPDATED_AT', 'CREATED_AT_DESC', 'UPDATED_AT_DESC'])
     .default('CREATED_AT_DESC'),
-});
-
-const eventFilter = {
-  /** `MessageEvent`, or OpenHands' fully-qualified `openhands.sdk...MessageEvent`. */
-  kind: z
-    .string()
-    .max(200)
-    .regex(/^[A-Za-z_][\w.]*$/, 'must be an event kind, bare or module-qualified')
-    .optional(),
-  source: z.enum(['agent', 'user', 'environment']).optional(),
-};
-
-const eventSearchQuery = z.object({
-  /** The id of the first event of the page (a previous `next_page_id`). */
-  page_id: z.uuid().optional(),
-  limit: limitSchema,
-  ...eventFilter,
-  sort_order: z.enum(['TIMESTAMP', 'TIMESTAMP_DESC']).default('TIMESTAMP'),
 });
 
 const batchQuery = z.object({
@@ -70,24 +43,14 @@ const batchQuery = z.object({
 
 /**
  * The conversation routes under `AGENT_SERVER_ROUTES.conversations` (OpenHands-compatible):
- * start, read, search, count, update, delete, run, pause, interrupt, send messages, read events
- * and the agent's final response. Event routes stream the conversation's history from disk; see
- * the README "Conversations".
+ * start, read, search, count, update, delete, run, pause and interrupt; the events of a
+ * conversation have their own routes (`registerConversationEventRoutes`). See the README
+ * "Conversations".
  */
 export function registerConversationRoutes(app: FastifyInstance, context: ServerContext): void {
   const service = conversationServiceOf(context, app);
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  const found = async (id: string) => {
-    await service.ready();
-    context.touch();
-    const record = service.get(id);
-    if (!record) throw new HttpError(404, 'Conversation not found');
-    return record;
-  };
-  const use = <T>(id: string, task: (held: HeldConversation) => Promise<T> | T): Promise<T> => {
-    context.touch();
-    return service.use(id, task);
-  };
+  const { found, use } = conversationAccess(context, service);
 
   typed.post(
     AGENT_SERVER_ROUTES.conversations,
@@ -101,7 +64,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
     async (request, reply) => {
       context.touch();
       const { record, created } = await service.create(request.body);
-      return reply.status(created ? 201 : 200).send(await service.info(record));
+      return reply.status(created ? 201 : 200).send(await describeConversation(record));
     },
   );
 
@@ -119,7 +82,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       return Promise.all(
         request.query.ids.map((id) => {
           const record = service.get(id);
-          return record ? service.info(record) : null;
+          return record ? describeConversation(record) : null;
         }),
       );
     },
@@ -143,7 +106,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         byUpdate ? record.updatedAt : record.meta.created_at;
       const records = service
         .list()
-        .filter((record) => status === undefined || service.statusOf(record) === status)
+        .filter((record) => status === undefined || conversationStatus(record) === status)
         .sort((a, b) => {
           const [x, y] = [keyOf(a), keyOf(b)];
           const byKey = x < y ? -1 : x > y ? 1 : a.meta.id < b.meta.id ? -1 : 1;
@@ -151,7 +114,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         });
       const { items, next_page_id } = page(records, pageId, limit, (record) => record.meta.id);
       return {
-        items: await Promise.all(items.map((record) => service.info(record))),
+        items: await Promise.all(items.map((record) => describeConversation(record))),
         next_page_id,
       };
     },
@@ -171,7 +134,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       const { status } = request.query;
       return service
         .list()
-        .filter((record) => status === undefined || service.statusOf(record) === status).length;
+        .filter((record) => status === undefined || conversationStatus(record) === status).length;
     },
   );
 
@@ -184,7 +147,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         response: { 200: conversationInfoWireSchema },
       },
     },
-    async (request) => service.info(await found(request.params.conversation_id)),
+    async (request) => describeConversation(await found(request.params.conversation_id)),
   );
 
   typed.patch(
@@ -258,89 +221,6 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       },
     );
   }
-
-  typed.post(
-    AGENT_SERVER_ROUTES.conversationEvents,
-    {
-      schema: {
-        summary: 'Send a user message (and start a run with run: true)',
-        params: idParams,
-        body: sendMessageRequestWireSchema,
-        response: { 200: successSchema },
-      },
-    },
-    async (request) => {
-      await use(request.params.conversation_id, (held) => service.sendMessage(held, request.body));
-      return SUCCESS;
-    },
-  );
-
-  typed.get(
-    AGENT_SERVER_ROUTES.searchConversationEvents,
-    {
-      schema: {
-        summary: `Search the events of a conversation (pages of at most ${MAX_PAGE_LIMIT} events and about 4 MiB)`,
-        params: idParams,
-        querystring: eventSearchQuery,
-        response: { 200: conversationEventPageWireSchema },
-      },
-    },
-    async (request) => {
-      const { page_id: pageId, limit, sort_order: order, ...filter } = request.query;
-      return use(request.params.conversation_id, (held) =>
-        searchConversationEvents(held.conversation.history, held.cursors, {
-          ...filter,
-          pageId,
-          limit,
-          descending: order === 'TIMESTAMP_DESC',
-        }),
-      );
-    },
-  );
-
-  typed.get(
-    AGENT_SERVER_ROUTES.countConversationEvents,
-    {
-      schema: {
-        summary: 'Count the events of a conversation',
-        params: idParams,
-        querystring: z.object(eventFilter),
-        response: { 200: z.number().int() },
-      },
-    },
-    async (request) =>
-      use(request.params.conversation_id, (held) =>
-        countConversationEvents(held.conversation.history, request.query),
-      ),
-  );
-
-  typed.get(
-    AGENT_SERVER_ROUTES.conversationEvent,
-    { schema: { summary: 'Get one event of a conversation', params: eventParams } },
-    async (request) => {
-      const entry = await use(request.params.conversation_id, (held) =>
-        held.conversation.history.find(request.params.event_id),
-      );
-      if (!entry) throw new HttpError(404, 'Event not found');
-      return entry.event;
-    },
-  );
-
-  typed.get(
-    AGENT_SERVER_ROUTES.agentFinalResponse,
-    {
-      schema: {
-        summary: "The agent's final answer ('' if none)",
-        params: idParams,
-        response: { 200: agentFinalResponseWireSchema },
-      },
-    },
-    async (request) => ({
-      response: await use(request.params.conversation_id, (held) =>
-        held.conversation.history.finalResponse(),
-      ),
-    }),
-  );
 }
 
 /** One page of `items` starting at the item whose key is `pageId` (or the first). */

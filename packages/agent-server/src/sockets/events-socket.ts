@@ -10,6 +10,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireWebsocketHandshake } from '../app/protocol-errors.js';
 import type { ServerContext } from '../app/server-context.js';
+import { fullState } from '../conversations/conversation-info.js';
 import { conversationServiceOf } from '../conversations/conversation-service-of.js';
 import { authenticateSocket, rejectInvalidDeprecatedKey } from './authenticate-socket.js';
 import { describeFrameError } from './describe-frame-error.js';
@@ -113,7 +114,7 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
           // Snapshot, history as of now and subscription in one turn: no event is missed or
           // sent twice. New events wait (bounded) while the history is streamed; the watch, not
           // the slow stream, keeps the conversation loaded.
-          send(service.fullState(held));
+          send(fullState(held));
           if (mode === 'all' || resendAll === true || since !== undefined) {
             replay = held.conversation.history.read();
             waiting = [];

@@ -1,5 +1,4 @@
 import { readlinkSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -7,11 +6,12 @@ import { SYSTEM_PATH } from '../internal/process/find-executable.js';
 import { signalProcessGroup } from '../internal/process/kill-process-group.js';
 import { spawnChild } from '../internal/process/spawn-child.js';
 import type { CommandSandbox, ProcessLaunch } from '../workspace/command-sandbox.js';
-import { holderArguments, isSameOrInside } from './bubblewrap-arguments.js';
-import { EgressAllowList } from './egress-allow-list.js';
-import { type EgressBridge, startEgressBridge } from './egress-bridge.js';
-import { EGRESS_SOURCE_PATTERN, type EgressPolicy, type EgressRefusal } from './egress-policy.js';
-import type { EgressProxy } from './egress-proxy.js';
+import { holderArguments } from './bubblewrap-arguments.js';
+import type { EgressAllowList } from './egress-allow-list.js';
+import type { EgressPolicy, EgressRefusal } from './egress-policy.js';
+import { enterSandboxPrefix } from './enter-sandbox-prefix.js';
+import { assertEgressSource, egressAllowList, SandboxEgress } from './sandbox-egress.js';
+import { existingPath, existingPaths } from './sandbox-paths.js';
 import { type SandboxTools, sandboxTools, sandboxUnsupportedReason } from './sandbox-tools.js';
 import { type SandboxHolder, startHolder } from './start-holder.js';
 
@@ -46,32 +46,6 @@ export interface StartBubblewrapSandboxOptions extends BubblewrapSandboxOptions 
 /** How long `close()` waits for bwrap to exit after its pid 1 was killed, before killing it. */
 const HOLDER_EXIT_TIMEOUT_MS = 5_000;
 
-/** What `NO_PROXY` lists: the sandbox's own loopback, reached directly. */
-const NO_PROXY = 'localhost,127.0.0.1,::1';
-
-/** The egress proxy of a sandbox with a policy and the bridge that reaches it from inside. */
-interface Egress {
-  proxy: EgressProxy;
-  bridge: EgressBridge | undefined;
-}
-
-/**
- * Signals that reach a command's whole process group but must not end the relays between this
- * process and the command (nsenter and a converting `sh`): the command alone decides whether
- * it dies of them, and its own exit status comes back.
- */
-const RELAYED_SIGNALS = 'HUP,INT,QUIT,ABRT,USR1,USR2,PIPE,ALRM,TERM,XCPU,XFSZ,VTALRM,PROF';
-
-/**
- * Script of the `sh` between nsenter and the command: it ignores the relayed signals, so a
- * command killed by one comes back as exit status 128 + n (nsenter cannot re-raise a signal it
- * ignores). Its own "Terminated" notices go to /dev/null; the command, redirected in its own
- * (subshell) process, keeps the real stderr. The saved stderr lives on descriptor 9, so that
- * descriptors 3 and up reach the program untouched (Chromium's `--remote-debugging-pipe` uses
- * 3 and 4).
- */
-const STATUS_CONVERTER = 'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); exit $?';
-
 /**
  * A command sandbox on Linux with bubblewrap: one long-lived set of namespaces per instance that
  * every command enters, so background processes survive their command and are seen by the next.
@@ -102,7 +76,7 @@ export class BubblewrapSandbox implements CommandSandbox {
   /** Every argument of the host-side launch before the command's cwd, program and arguments. */
   readonly #enterPrefix: readonly string[];
   readonly #env: string;
-  readonly #egress: Egress | undefined;
+  readonly #egress: SandboxEgress | undefined;
   #closing: Promise<void> | undefined;
   /** Set once the holder exited: nothing can enter any more. */
   #exited = false;
@@ -116,7 +90,7 @@ export class BubblewrapSandbox implements CommandSandbox {
     },
     holder: SandboxHolder,
     tools: SandboxTools,
-    egress: Egress | undefined,
+    egress: SandboxEgress | undefined,
   ) {
     this.workingDir = options.workingDir;
     this.network = options.network;
@@ -132,36 +106,12 @@ export class BubblewrapSandbox implements CommandSandbox {
       },
       () => {},
     );
-    this.#enterPrefix = [
-      `--ignore-signal=${RELAYED_SIGNALS}`,
-      tools.nsenter,
-      '--target',
-      String(holder.pid),
-      ...(options.userNamespace ? ['--user', '--preserve-credentials'] : []),
-      '--mount',
-      '--pid',
-      '--uts',
-      '--ipc',
-      ...(options.network ? [] : ['--net']),
-      '--root',
-      '--',
-      tools.setpriv,
-      '--no-new-privs',
-      '--bounding-set',
-      '-all',
-      '--inh-caps',
-      '-all',
-      '--ambient-caps',
-      '-all',
-      '--',
-      tools.sh,
-      '-c',
-      STATUS_CONVERTER,
-      'sh',
-      tools.env,
-      '--default-signal',
-      '--chdir',
-    ];
+    this.#enterPrefix = enterSandboxPrefix({
+      tools,
+      holderPid: holder.pid,
+      userNamespace: options.userNamespace,
+      network: options.network,
+    });
   }
 
   /**
@@ -199,15 +149,9 @@ export class BubblewrapSandbox implements CommandSandbox {
     if (onRefused !== undefined && typeof onRefused !== 'function') {
       throw invalidArgument('onEgressRefused', `must be a function, got ${typeof onRefused}`);
     }
-    let egress: Egress | undefined;
-    let node: string | undefined;
-    if (allowList !== undefined) {
-      node = await realpath(process.execPath);
-      const { EgressProxy } = await import('./egress-proxy.js');
-      egress = { proxy: await EgressProxy.start({ allowList, onRefused }), bridge: undefined };
-      readOnlyPaths.push(egress.proxy.socketDir);
-      if (!isSameOrInside(node, '/usr')) readOnlyPaths.push(node);
-    }
+    const egress =
+      allowList === undefined ? undefined : await SandboxEgress.start({ allowList, onRefused });
+    readOnlyPaths.push(...(egress?.readOnlyPaths ?? []));
     let sandbox: BubblewrapSandbox | undefined;
     try {
       const home = process.env.HOME;
@@ -232,16 +176,9 @@ export class BubblewrapSandbox implements CommandSandbox {
         egress,
       );
       await sandbox.#probe(tools.sh);
-      if (egress !== undefined && node !== undefined) {
-        egress.bridge = await startEgressBridge({
-          sandbox,
-          node,
-          socketPath: egress.proxy.socketPath,
-          signal: options.signal,
-        });
-      }
+      await egress?.bridge(sandbox, options.signal);
     } catch (error) {
-      await (sandbox ? sandbox.close() : egress?.proxy.close());
+      await (sandbox ? sandbox.close() : egress?.close());
       throw error;
     }
     return sandbox;
@@ -283,24 +220,8 @@ export class BubblewrapSandbox implements CommandSandbox {
    * `A-Z a-z 0-9 . _ ~ -`.
    */
   proxyEnvironment(source: string): Record<string, string> {
-    if (typeof source !== 'string' || !EGRESS_SOURCE_PATTERN.test(source)) {
-      throw invalidArgument(
-        'source',
-        `must be 1 to 64 letters, digits, ".", "_", "~" or "-", got ${JSON.stringify(source)}`,
-      );
-    }
-    const port = this.#egress?.bridge?.port;
-    if (port === undefined) return {};
-    const url = `http://${source}@127.0.0.1:${port}`;
-    return {
-      HTTP_PROXY: url,
-      HTTPS_PROXY: url,
-      http_proxy: url,
-      https_proxy: url,
-      NO_PROXY,
-      no_proxy: NO_PROXY,
-      NODE_USE_ENV_PROXY: '1',
-    };
+    assertEgressSource(source);
+    return this.#egress?.environment(source) ?? {};
   }
 
   /**
@@ -330,13 +251,7 @@ export class BubblewrapSandbox implements CommandSandbox {
         signalProcessGroup(holder.pid, 'SIGKILL');
         await holder.exit.catch(() => {});
       }
-      const bridge = this.#egress?.bridge?.process;
-      if (bridge?.pid !== undefined) {
-        // Its process inside died with the pid namespace; end the host side that entered.
-        signalProcessGroup(bridge.pid, 'SIGKILL');
-        await bridge.exit.catch(() => {});
-      }
-      await this.#egress?.proxy.close();
+      await this.#egress?.close();
     })();
     return this.#closing;
   }
@@ -378,29 +293,6 @@ function signalProcess(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/**
- * The allow-list of `network` when it is an egress policy; `undefined` for a boolean or nothing.
- *
- * @throws WorkspaceError `INVALID_ARGUMENT` naming `network` or `network.allowHosts[i]`.
- */
-function egressAllowList(network: unknown): EgressAllowList | undefined {
-  if (network === undefined || typeof network === 'boolean') return undefined;
-  if (typeof network !== 'object' || network === null || Array.isArray(network)) {
-    throw invalidArgument(
-      'network',
-      `must be a boolean or { allowHosts: string[] }, got ${Array.isArray(network) ? 'an array' : typeof network}`,
-    );
-  }
-  const extra = Object.keys(network).filter((key) => key !== 'allowHosts');
-  if (extra.length > 0) {
-    throw invalidArgument(
-      'network',
-      `has unknown fields (${extra.join(', ')}); it takes only allowHosts`,
-    );
-  }
-  return EgressAllowList.parse((network as EgressPolicy).allowHosts, 'network.allowHosts');
-}
-
 /** Whether `pid` is in another user namespace than this process (bwrap made one). */
 function inOtherUserNamespace(pid: number): boolean {
   try {
@@ -408,28 +300,4 @@ function inOtherUserNamespace(pid: number): boolean {
   } catch {
     return process.geteuid?.() !== 0;
   }
-}
-
-/** The normalised absolute `value`; `INVALID_ARGUMENT` naming `field` unless it exists. */
-async function existingPath(value: unknown, field: string, directory = false): Promise<string> {
-  if (typeof value !== 'string' || !path.posix.isAbsolute(value)) {
-    throw invalidArgument(field, `must be an absolute path, got ${JSON.stringify(value)}`);
-  }
-  const stats = await stat(value).catch((error: NodeJS.ErrnoException) => error);
-  if (stats instanceof Error) {
-    const reason = stats.code === 'ENOENT' ? 'does not exist' : `is not accessible (${stats.code})`;
-    throw invalidArgument(field, `${reason}: ${value}`);
-  }
-  if (directory && !stats.isDirectory())
-    throw invalidArgument(field, `is not a directory: ${value}`);
-  return path.posix.resolve(value);
-}
-
-async function existingPaths(
-  values: readonly string[] | undefined,
-  field: string,
-): Promise<string[]> {
-  if (values === undefined) return [];
-  if (!Array.isArray(values)) throw invalidArgument(field, 'must be an array of absolute paths');
-  return Promise.all(values.map((value, index) => existingPath(value, `${field}[${index}]`)));
 }

@@ -7,6 +7,7 @@ import {
 } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
 import { engineCall, labelFilter } from './engine-call.js';
+import { type FoundService, findSwarmServices } from './find-swarm-services.js';
 import { releaseFailedStart } from './release-failed-start.js';
 import { removeLabelledVolumes } from './remove-labelled-volumes.js';
 import type {
@@ -15,21 +16,14 @@ import type {
   RuntimeBackend,
   SessionSpec,
 } from './runtime-backend.js';
+import { scaleSwarmService } from './scale-swarm-service.js';
 import { sessionExists, sessionNotFound, validateSessionSpec } from './session-errors.js';
 import { RUNTIME_LABELS, sessionObjectName } from './session-labels.js';
 import { swarmServiceSpec } from './swarm-service-spec.js';
-import {
-  compareTasks,
-  type SwarmNode,
-  type SwarmTask,
-  swarmTaskSession,
-} from './swarm-task-session.js';
-import { untilServiceTasksGone } from './until-service-tasks-gone.js';
+import { type SwarmNode, swarmTaskSession } from './swarm-task-session.js';
 
 /** Bound on removing what a failed start created. */
 const CLEANUP_TIMEOUT_MS = 30_000;
-/** Tries of a service update that races another one (`update out of sequence`). */
-const UPDATE_ATTEMPTS = 5;
 
 /** Options of {@link SwarmRuntimeBackend}. */
 export interface SwarmRuntimeBackendOptions extends DockerConnectionOptions {
@@ -49,12 +43,6 @@ export interface SwarmRuntimeBackendOptions extends DockerConnectionOptions {
    * node's own `Status.Addr`.
    */
   nodeAddresses?: Record<string, string> | undefined;
-}
-
-/** A session's service with its newest task. */
-interface FoundService {
-  service: Docker.Service;
-  task: SwarmTask | undefined;
 }
 
 /**
@@ -237,52 +225,18 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
     });
   }
 
-  /**
-   * Scales the session's service to `replicas` (pinning it to its task's node first when pausing).
-   * With restart `none` the swarm counts a slot whose task ended as taken, so a new task starts
-   * only once the old one is gone: pausing waits until it is, and so does resuming (bounded).
-   */
+  /** Scales the session's service (see `scaleSwarmService`) and answers the session. */
   async #scale(
     runtimeId: string,
     replicas: 0 | 1,
     signal: AbortSignal | undefined,
   ): Promise<BackendSession> {
-    const docker = this.#docker;
-    let serviceId: string;
-    for (let attempt = 1; ; attempt++) {
-      const { service, task } = await this.#one(runtimeId, signal);
-      serviceId = service.ID;
-      const spec = service.Spec ?? {};
-      if ((spec.Mode?.Replicated?.Replicas ?? 1) === replicas) break;
-      if (replicas === 1) await untilServiceTasksGone({ docker, serviceId: service.ID, signal });
-      const template = (spec.TaskTemplate ?? {}) as Docker.ContainerTaskSpec;
-      const constraints = template.Placement?.Constraints ?? [];
-      const pin = replicas === 0 && task?.NodeID ? [`node.id==${task.NodeID}`] : [];
-      const update: Docker.ServiceSpec = {
-        ...spec,
-        TaskTemplate: {
-          ...template,
-          Placement: { ...template.Placement, Constraints: [...new Set([...constraints, ...pin])] },
-        },
-        Mode: { Replicated: { Replicas: replicas } },
-      };
-      const action = `scale service ${service.ID} to ${replicas}`;
-      try {
-        await engineCall({ docker, action, signal }, () =>
-          docker.getService(service.ID).update({
-            _query: { version: service.Version?.Index },
-            _body: update,
-            abortSignal: signal,
-          }),
-        );
-        break;
-      } catch (error) {
-        // Another update came first: read the service again.
-        const raced = /out of sequence/i.test((error as Error).message);
-        if (!raced || attempt >= UPDATE_ATTEMPTS) throw error;
-      }
-    }
-    if (replicas === 0) await untilServiceTasksGone({ docker, serviceId, signal });
+    await scaleSwarmService({
+      docker: this.#docker,
+      replicas,
+      current: () => this.#one(runtimeId, signal),
+      signal,
+    });
     const session = await this.getByRuntimeId(runtimeId, { signal });
     if (!session) throw sessionNotFound(runtimeId, this.namespace);
     return session;
@@ -296,29 +250,12 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
   }
 
   /** This namespace's services with `labels`, each with its newest task. */
-  async #find(
-    labels: Record<string, string>,
-    signal: AbortSignal | undefined,
-  ): Promise<FoundService[]> {
-    const docker = this.#docker;
-    const filters = {
-      label: labelFilter({ [RUNTIME_LABELS.namespace]: this.namespace, ...labels }),
-    };
-    // Tasks filter on their service's labels: one call each, and no service can vanish between.
-    const [services, tasks] = await Promise.all([
-      engineCall({ docker, action: 'list services', signal }, () =>
-        docker.listServices({ filters, abortSignal: signal }),
-      ),
-      engineCall({ docker, action: 'list tasks', signal }, () =>
-        docker.listTasks({ filters, abortSignal: signal }),
-      ) as Promise<SwarmTask[]>,
-    ]);
-    const newest = new Map<string, SwarmTask>();
-    for (const task of tasks) {
-      const current = newest.get(task.ServiceID);
-      if (!current || compareTasks(task, current) > 0) newest.set(task.ServiceID, task);
-    }
-    return services.map((service) => ({ service, task: newest.get(service.ID) }));
+  #find(labels: Record<string, string>, signal: AbortSignal | undefined): Promise<FoundService[]> {
+    return findSwarmServices({
+      docker: this.#docker,
+      labels: { [RUNTIME_LABELS.namespace]: this.namespace, ...labels },
+      signal,
+    });
   }
 
   /** This namespace's sessions with `labels`, as the engine sees them. */

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { CommandSandbox } from '@agent-workspace/core';
 import type { BrowserContext, BrowserType, Download, Page } from 'playwright-core';
 import type { ProcessTreeWatch } from '../memory/memory-monitor.js';
@@ -9,7 +8,7 @@ import type { ChromiumProxy } from './chromium-proxy.js';
 import { Deadline } from './deadline.js';
 import { findChromiumPid } from './find-chromium-pid.js';
 import { guardFileUrls } from './guard-file-urls.js';
-import { writeSandboxLauncher } from './write-sandbox-launcher.js';
+import { launchChromium } from './launch-chromium.js';
 
 /** Bound on a graceful close before the process group is killed. */
 const CLOSE_TIMEOUT_MS = 5_000;
@@ -17,37 +16,6 @@ const CLOSE_TIMEOUT_MS = 5_000;
 const PAGE_CLOSE_TIMEOUT_MS = 5_000;
 /** Most time the active page may take to answer a trivial script before it counts as stuck. */
 const PROBE_TIMEOUT_MS = 3_000;
-
-/** A URL no request reaches: the discard port of loopback, which bypasses any proxy. */
-const NOWHERE = 'http://127.0.0.1:9';
-
-/**
- * Switches on top of Playwright's own: /dev/shm is small in containers, crash reports and smooth
- * scrolling (which would make `scroll` finish after the observation) are not wanted, and neither
- * are the browser's own connections — component updates, network time, sign-in, safe browsing,
- * sync, pings: only pages the agent opens reach the network, and an egress allow-list logs only
- * their refusals. Debian's Chromium 156 still asks Google's update, time and accounts hosts with
- * the `--disable-*` switches alone; their base URLs are pointed at {@link NOWHERE}.
- */
-const CHROMIUM_ARGS = [
-  '--disable-dev-shm-usage',
-  '--disable-crash-reporter',
-  '--disable-breakpad',
-  '--disable-smooth-scrolling',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-default-apps',
-  '--disable-domain-reliability',
-  '--disable-client-side-phishing-detection',
-  '--disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate,AutofillServerCommunication,CertificateTransparencyComponentUpdater',
-  '--no-first-run',
-  '--no-pings',
-  `--gaia-url=${NOWHERE}`,
-  `--lso-url=${NOWHERE}`,
-  `--google-base-url=${NOWHERE}`,
-  `--component-updater=url-source=${NOWHERE}/`,
-];
 
 /** What {@link ChromiumInstance.launch} needs. */
 export interface ChromiumLaunchOptions {
@@ -134,57 +102,11 @@ export class ChromiumInstance {
   }
 
   /**
-   * Launches Chromium, with its `file:` requests held to the URL policy before any page loads.
-   *
-   * In a command sandbox, Chromium runs inside it (through a launcher script in the state dir)
-   * without its own sandbox: there it is uid 0 (root, or bwrap's user namespace mapping the
-   * server's user to 0) with no capabilities and `no_new_privs`, so Chromium refuses to start
-   * sandboxed as root, cannot map itself to another uid for its namespace sandbox, cannot use its
-   * setuid helper, and `--no-zygote` needs `--no-sandbox`; the command sandbox is its confinement.
-   * Outside one, as root it runs without its sandbox (Chromium refuses root otherwise); as another
-   * user sandboxed, falling back to no sandbox (with a warning) where the sandbox cannot start, as
-   * in containers without user namespaces.
+   * Launches Chromium (see `launchChromium`: in the host's command sandbox when it has one), with
+   * its `file:` requests held to the URL policy before any page loads.
    */
   static async launch(options: ChromiumLaunchOptions): Promise<ChromiumInstance> {
-    const profileDir = path.join(options.stateDir, 'chromium-profile');
-    const executablePath =
-      options.sandbox === undefined
-        ? options.executablePath
-        : await writeSandboxLauncher({
-            sandbox: options.sandbox,
-            executablePath: options.executablePath,
-            cwd: options.sandbox.workingDir,
-            dir: options.stateDir,
-          });
-    const launch = (chromiumSandbox: boolean) =>
-      options.chromium.launchPersistentContext(profileDir, {
-        executablePath,
-        headless: true,
-        chromiumSandbox,
-        args: CHROMIUM_ARGS,
-        env: { ...options.env },
-        ...(options.proxy ? { proxy: options.proxy } : {}),
-        acceptDownloads: true,
-        downloadsPath: path.join(options.stateDir, 'downloads-in-progress'),
-        viewport: options.viewport,
-        timeout: options.timeoutMs,
-        // The host handles signals; Playwright's handlers would exit the process on SIGINT.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-      });
-    const ownSandbox = options.sandbox === undefined && process.getuid?.() !== 0;
-    let context: BrowserContext;
-    try {
-      context = await launch(ownSandbox);
-    } catch (error) {
-      if (!ownSandbox) throw error;
-      options.logger.warn(
-        { error: String(error) },
-        'Chromium did not start with its sandbox; starting it without',
-      );
-      context = await launch(false);
-    }
+    const { context, profileDir } = await launchChromium(options);
     const instance = new ChromiumInstance(context, findChromiumPid(profileDir), options);
     try {
       const browser = context.browser();

@@ -1,4 +1,5 @@
-import type { CommandSandbox } from '@agent-workspace/core';
+import { type CommandSandbox, invalidArgument } from '@agent-workspace/core';
+import { childEnvironment } from '@agent-workspace/core/internal';
 import type { MemoryMonitor } from '../memory/memory-monitor.js';
 import type { PluginLogger, RuntimePlugin } from './runtime-plugin.js';
 
@@ -43,4 +44,36 @@ export interface PluginHostOptions {
 /** Options of {@link PluginHost.executeAction}. */
 export interface PluginActionOptions {
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * Checks what `PluginHost.start` cannot leave to the plugins, and answers the environment of
+ * their processes: `environment`, or `childEnvironment()` (this process's without the server's
+ * keys).
+ *
+ * @throws WorkspaceError `INVALID_ARGUMENT` naming `plugins` (a name listed twice),
+ * `environment` / `environment.<NAME>` (not a record of strings) or `sandbox` (no `wrap`).
+ */
+export function checkPluginHostOptions(
+  options: PluginHostOptions,
+): Readonly<Record<string, string>> {
+  const names = options.plugins.map((plugin) =>
+    typeof plugin === 'string' ? plugin : plugin.name,
+  );
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined) throw invalidArgument('plugins', `lists ${repeated} twice`);
+  if (options.sandbox !== undefined && typeof options.sandbox?.wrap !== 'function') {
+    throw invalidArgument('sandbox', 'must be a CommandSandbox (an object with wrap())');
+  }
+  const { environment } = options;
+  if (environment === undefined) return childEnvironment();
+  if (typeof environment !== 'object' || environment === null || Array.isArray(environment)) {
+    throw invalidArgument('environment', 'must be an object of variable names to strings');
+  }
+  for (const [name, value] of Object.entries(environment)) {
+    if (typeof value !== 'string') {
+      throw invalidArgument(`environment.${name}`, `must be a string, got ${typeof value}`);
+    }
+  }
+  return environment;
 }

@@ -2,12 +2,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
-import { childEnvironment, timeoutSignal } from '@agent-workspace/core/internal';
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import {
   type ActionWire,
   errorObservation,
   type ObservationWire,
-  type RuntimePluginState,
   type RuntimePluginStatusWire,
   runtimePluginCapability,
 } from '@agent-workspace/protocol';
@@ -15,6 +14,13 @@ import { MemoryMonitor } from '../memory/memory-monitor.js';
 import { raceAbort, withBound } from './bounded-waits.js';
 import { asActionArgument, parseActionArgs } from './parse-action-args.js';
 import {
+  type PluginEntry,
+  pluginEntry,
+  pluginStatusOf,
+  unreadyObservation,
+} from './plugin-entry.js';
+import {
+  checkPluginHostOptions,
   DEFAULT_ACTION_TIMEOUT_MS,
   DEFAULT_PLUGIN_START_TIMEOUT_MS,
   type PluginActionOptions,
@@ -29,16 +35,6 @@ import { startPlugin } from './start-plugin.js';
 const ACTION_BACKSTOP_MS = 5_000;
 /** Bound on one plugin's health check and on its `close()`. */
 const PLUGIN_CALL_BOUND_MS = 10_000;
-
-interface Entry {
-  name: string;
-  plugin: RuntimePlugin | undefined;
-  state: RuntimePluginState;
-  error: string | null;
-  healthy: boolean | null;
-  memoryBytes: number | null;
-  ready: Promise<void>;
-}
 
 /**
  * Runs a set of runtime plugins: each is loaded, has its requirements checked and is started in
@@ -55,7 +51,7 @@ interface Entry {
 export class PluginHost implements AsyncDisposable {
   /** Resolves once every plugin is loaded (not yet started): their actions and routes are known. */
   readonly loaded: Promise<void>;
-  readonly #entries: Entry[];
+  readonly #entries: PluginEntry[];
   readonly #options: PluginHostOptions;
   readonly #memory: MemoryMonitor;
   readonly #ownsMemory: boolean;
@@ -71,28 +67,17 @@ export class PluginHost implements AsyncDisposable {
     this.#options = options;
     this.#startTimeoutMs = options.startTimeoutMs ?? DEFAULT_PLUGIN_START_TIMEOUT_MS;
     this.#actionTimeoutMs = options.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS;
-    this.#environment = checkEnvironment(options.environment) ?? childEnvironment();
-    if (options.sandbox !== undefined && typeof options.sandbox?.wrap !== 'function') {
-      throw invalidArgument('sandbox', 'must be a CommandSandbox (an object with wrap())');
-    }
+    this.#environment = checkPluginHostOptions(options);
     this.#ownsMemory = options.memory === undefined;
     this.#memory = options.memory ?? new MemoryMonitor({ limitBytes: options.memoryLimitBytes });
     const names = options.plugins.map((plugin) =>
       typeof plugin === 'string' ? plugin : plugin.name,
     );
-    const repeated = names.find((name, index) => names.indexOf(name) !== index);
-    if (repeated !== undefined) throw invalidArgument('plugins', `lists ${repeated} twice`);
     const stateRoot = this.#makeStateRoot();
     this.#stateRoot = stateRoot;
-    this.#entries = options.plugins.map((reference, index) => ({
-      name: names[index] as string,
-      plugin: typeof reference === 'string' ? undefined : reference,
-      state: 'starting',
-      error: null,
-      healthy: null,
-      memoryBytes: null,
-      ready: Promise.resolve(),
-    }));
+    this.#entries = options.plugins.map((reference, index) =>
+      pluginEntry(names[index] as string, typeof reference === 'string' ? undefined : reference),
+    );
     const loads = this.#entries.map((entry, index) =>
       this.#load(entry, options.plugins[index] as string | RuntimePlugin),
     );
@@ -176,18 +161,7 @@ export class PluginHost implements AsyncDisposable {
           entry.memoryBytes = health?.memoryBytes ?? null;
         }),
     );
-    return this.#entries.map((entry) => ({
-      name: entry.name,
-      state: entry.state,
-      error: entry.error,
-      actions: Object.keys(entry.plugin?.actions ?? {}),
-      capabilities:
-        entry.state === 'ready'
-          ? [runtimePluginCapability(entry.name), ...(entry.plugin?.capabilities ?? [])]
-          : [],
-      healthy: entry.state === 'ready' ? entry.healthy : null,
-      memory_bytes: entry.memoryBytes,
-    }));
+    return this.#entries.map(pluginStatusOf);
   }
 
   /** {@link status}; the name `ActionExecutor` clients know. */
@@ -234,20 +208,8 @@ export class PluginHost implements AsyncDisposable {
     const waited = await withBound(raceAbort(entry.ready, signal), this.#startTimeoutMs).catch(
       () => 'aborted' as const,
     );
-    if (waited === 'aborted')
-      return errorObservation(`The ${entry.name} plugin call was cancelled.`, 'ABORTED');
-    if (entry.state === 'starting') {
-      return errorObservation(
-        `The ${entry.name} plugin is still starting after ${this.#startTimeoutMs / 1000} s; try again later.`,
-        'PLUGIN_STARTING',
-      );
-    }
-    if (entry.state !== 'ready') {
-      return errorObservation(
-        `The ${entry.name} plugin is ${entry.state}${entry.error ? `: ${entry.error}` : ''}`,
-        'PLUGIN_FAILED',
-      );
-    }
+    const unready = unreadyObservation(entry, waited === 'aborted', this.#startTimeoutMs);
+    if (unready !== undefined) return unready;
     const timeoutMs = action.timeout ? action.timeout * 1000 : this.#actionTimeoutMs;
     const actionSignal = timeoutSignal({ timeoutMs, signal });
     try {
@@ -297,7 +259,7 @@ export class PluginHost implements AsyncDisposable {
     }
   }
 
-  #owner(action: string): Entry | undefined {
+  #owner(action: string): PluginEntry | undefined {
     const loaded = this.#entries.find((entry) => entry.plugin && action in entry.plugin.actions);
     if (loaded) return loaded;
     const builtIn = BUILT_IN_PLUGIN_ACTIONS[action];
@@ -310,7 +272,7 @@ export class PluginHost implements AsyncDisposable {
     return mkdir(stateDir, { recursive: true, mode: 0o700 }).then(() => stateDir);
   }
 
-  async #load(entry: Entry, reference: string | RuntimePlugin): Promise<void> {
+  async #load(entry: PluginEntry, reference: string | RuntimePlugin): Promise<void> {
     if (typeof reference !== 'string') return;
     try {
       entry.plugin = await loadRuntimePlugin(reference);
@@ -319,7 +281,7 @@ export class PluginHost implements AsyncDisposable {
     }
   }
 
-  async #start(entry: Entry, stateRoot: Promise<string>): Promise<void> {
+  async #start(entry: PluginEntry, stateRoot: Promise<string>): Promise<void> {
     const plugin = entry.plugin;
     if (!plugin || entry.state !== 'starting') return;
     const logger = this.#options.logger ?? silentPluginLogger;
@@ -344,7 +306,7 @@ export class PluginHost implements AsyncDisposable {
     await withBound(plugin.close(), PLUGIN_CALL_BOUND_MS).catch(() => {});
   }
 
-  #fail(entry: Entry, reason: string): void {
+  #fail(entry: PluginEntry, reason: string): void {
     entry.state = this.#closer.signal.aborted ? 'closed' : 'failed';
     entry.error = reason;
     (this.#options.logger ?? silentPluginLogger).error(
@@ -352,22 +314,6 @@ export class PluginHost implements AsyncDisposable {
       'runtime plugin failed',
     );
   }
-}
-
-/** `environment` when it is a record of strings; `undefined` when not given. */
-function checkEnvironment(
-  environment: Readonly<Record<string, string>> | undefined,
-): Readonly<Record<string, string>> | undefined {
-  if (environment === undefined) return undefined;
-  if (typeof environment !== 'object' || environment === null || Array.isArray(environment)) {
-    throw invalidArgument('environment', 'must be an object of variable names to strings');
-  }
-  for (const [name, value] of Object.entries(environment)) {
-    if (typeof value !== 'string') {
-      throw invalidArgument(`environment.${name}`, `must be a string, got ${typeof value}`);
-    }
-  }
-  return environment;
 }
 
 function describe(error: unknown): string {

@@ -2,12 +2,9 @@ import type { ConversationEventWire } from '@agent-workspace/protocol';
 import { finalResponseOf } from './agent-final-response.js';
 import { ConversationEvents } from './conversation-events.js';
 import type { ResolvedHistoryLimits } from './conversation-history-limits.js';
-import {
-  ConversationStore,
-  type PersistedConversationState,
-  type StoredEvent,
-} from './conversation-store.js';
+import { ConversationStore, type StoredEvent } from './conversation-store.js';
 import { fitEvent } from './fit-event.js';
+import type { PersistedConversationState } from './persisted-conversation-state.js';
 
 /** Options of {@link ConversationHistory.read}. */
 export interface ReadHistoryOptions {

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
@@ -8,18 +8,18 @@ import {
   TEMPORARY_FILE_PATTERN,
   writeStreamAtomic,
 } from '@agent-workspace/core/internal';
-import {
-  CONVERSATION_EXECUTION_STATUSES,
-  type ConversationEventWire,
-  conversationEventWireSchema,
-} from '@agent-workspace/protocol';
-import { z } from 'zod';
+import type { ConversationEventWire } from '@agent-workspace/protocol';
 import type { ResolvedHistoryLimits } from './conversation-history-limits.js';
-import { linesBackward, linesForward } from './event-file-lines.js';
+import { lineStartAtOrAfter, linesBackward, linesForward, validEnd } from './event-file-lines.js';
 import { fitEvent } from './fit-event.js';
+import { looseEvent, parseJson, strictEvent } from './parse-event-line.js';
+import {
+  hasPersistedState,
+  type PersistedConversationState,
+  readPersistedState,
+  writePersistedState,
+} from './persisted-conversation-state.js';
 
-/** File of a persisted conversation's state (rewritten atomically on each change). */
-export const STATE_FILE = 'state.json';
 /** File of a persisted conversation's events: one JSON event per line, appended. */
 export const EVENTS_FILE = 'events.jsonl';
 
@@ -29,17 +29,6 @@ const COMPACTION_SHARE = 0.75;
 /** Lines {@link ConversationStore.inspect} looks at for the last event, and their bound. */
 const INSPECTED_LINES = 8;
 const INSPECTED_LINE_BYTES = 16 * 1024 ** 2;
-
-const persistedStateSchema = z.looseObject({
-  id: z.string().min(1),
-  execution_status: z.enum(CONVERSATION_EXECUTION_STATUSES),
-  agent: z.record(z.string(), z.unknown()).nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
-/** The state file's content. */
-export type PersistedConversationState = z.infer<typeof persistedStateSchema>;
 
 /** An event of a conversation's history and where its line is. */
 export interface StoredEvent {
@@ -119,7 +108,7 @@ export class ConversationStore {
     limits: ResolvedHistoryLimits,
   ): Promise<ConversationStore> {
     await mkdir(directory, { recursive: true });
-    if (await exists(path.join(directory, STATE_FILE))) {
+    if (await hasPersistedState(directory)) {
       throw invalidArgument(
         'persistenceDir',
         `(${directory}) already holds a conversation; reopen it with LocalConversation.open()`,
@@ -128,7 +117,7 @@ export class ConversationStore {
     // Without a state file there is no conversation: events left by a failed create go.
     const events = await open(path.join(directory, EVENTS_FILE), 'w');
     try {
-      await writeFileAtomic(path.join(directory, STATE_FILE), `${JSON.stringify(state)}\n`);
+      await writePersistedState(directory, state);
     } catch (error) {
       await events.close();
       throw error;
@@ -144,7 +133,7 @@ export class ConversationStore {
    * not what it should be.
    */
   static async open(directory: string, limits: ResolvedHistoryLimits): Promise<OpenedConversation> {
-    const state = await readState(directory);
+    const state = await readPersistedState(directory);
     // Files written aside when a process died (one per directory): a compaction's may be large.
     for (const name of await readdir(directory)) {
       if (TEMPORARY_FILE_PATTERN.test(name)) await rm(path.join(directory, name), { force: true });
@@ -172,7 +161,7 @@ export class ConversationStore {
 
   /** The state of the conversation in `directory` and the time of its last event. */
   static async inspect(directory: string): Promise<PersistedConversationSummary> {
-    const state = await readState(directory);
+    const state = await readPersistedState(directory);
     const handle = await open(path.join(directory, EVENTS_FILE), 'r').catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
@@ -213,8 +202,9 @@ export class ConversationStore {
 
   /** Queues an atomic rewrite of the state file. */
   saveState(state: PersistedConversationState): void {
-    const text = `${JSON.stringify(state)}\n`;
-    this.#enqueue(() => writeFileAtomic(path.join(this.#directory, STATE_FILE), text));
+    // As it is now, not as it will be when the write runs.
+    const snapshot = structuredClone(state);
+    this.#enqueue(() => writePersistedState(this.#directory, snapshot));
   }
 
   /**
@@ -338,128 +328,5 @@ export class ConversationStore {
       await handle.close();
     }
     return tail.reverse();
-  }
-}
-
-/**
- * Where the valid part of an events file ends: after its last line, unless that line is torn (no
- * newline) or is not an event, which a crash mid-append leaves.
- */
-async function validEnd(eventsPath: string, size: number, maxLineBytes: number): Promise<number> {
-  const handle = await open(eventsPath, 'r');
-  try {
-    let skippedLast = false;
-    for await (const line of linesBackward(handle, 0, size, maxLineBytes)) {
-      if (line.text?.trim() === '') continue;
-      // A line too long to check was complete (it has its newline): it stays.
-      const complete = line.text === undefined || strictEvent(line.text) !== undefined;
-      if (complete || skippedLast) return line.start + line.bytes;
-      skippedLast = true;
-    }
-    return 0;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The first line start at or after `offset` in a file of `size` bytes. */
-async function lineStartAtOrAfter(file: string, offset: number, size: number): Promise<number> {
-  if (offset <= 0) return 0;
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    for (let position = offset - 1; position < size; ) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) break;
-      const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
-      if (newline !== -1) return position + newline + 1;
-      position += bytesRead;
-    }
-    return size;
-  } finally {
-    await handle.close();
-  }
-}
-
-async function readState(directory: string): Promise<PersistedConversationState> {
-  const statePath = path.join(directory, STATE_FILE);
-  let stateText: string;
-  try {
-    stateText = await readFile(statePath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new WorkspaceError({
-      code: 'NOT_FOUND',
-      message: `persistenceDir (${directory}) holds no conversation: ${STATE_FILE} is missing`,
-      details: { field: 'persistenceDir', path: statePath },
-    });
-  }
-  return parseOrThrow(persistedStateSchema, stateText, statePath);
-}
-
-/** The event of a line, checked against the wire schema; `undefined` when it is not one. */
-function strictEvent(text: string | undefined): ConversationEventWire | undefined {
-  const parsed = conversationEventWireSchema.safeParse(parseJson(text));
-  return parsed.success ? parsed.data : undefined;
-}
-
-/** The event of a line this store wrote (checked for its kind and id only, for speed). */
-function looseEvent(json: unknown): ConversationEventWire | undefined {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const { kind, id } = json as { kind?: unknown; id?: unknown };
-  return typeof kind === 'string' && typeof id === 'string'
-    ? (json as ConversationEventWire)
-    : undefined;
-}
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function parseOrThrow<T>(schema: z.ZodType<T>, text: string, file: string): T {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new WorkspaceError({
-      code: 'INVALID_CONFIG',
-      message: `${file} is not JSON: ${(error as Error).message}`,
-      details: { path: file },
-    });
-  }
-  const parsed = schema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.join('.') || '(root)';
-  throw new WorkspaceError({
-    code: 'INVALID_CONFIG',
-    message: `${file}: ${field}: ${issue.message}`,
-    details: { path: file, field },
-  });
-}
-
-/** Writes `text` aside, syncs it and renames it over `file`: readers see the old or the new. */
-async function writeFileAtomic(file: string, text: string): Promise<void> {
-  await writeStreamAtomic({
-    source: Readable.from([text]),
-    directory: DirectoryHandle.byPath(path.dirname(file)),
-    name: path.basename(file),
-    mode: 0o600,
-    durable: true,
-  });
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
   }
 }

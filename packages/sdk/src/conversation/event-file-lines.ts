@@ -1,4 +1,5 @@
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
+import { strictEvent } from './parse-event-line.js';
 
 /** One newline-terminated line of a file. */
 export interface FileLine {
@@ -135,5 +136,53 @@ class LineParts {
     this.bytes += part.length;
     if (this.bytes > this.#maxBytes) this.#parts = [];
     else if (part.length > 0) keep(Buffer.from(part)); // the read buffer is reused
+  }
+}
+
+/**
+ * Where the valid part of an events file ends: after its last line, unless that line is torn (no
+ * newline) or is not an event, which a crash mid-append leaves.
+ */
+export async function validEnd(
+  eventsPath: string,
+  size: number,
+  maxLineBytes: number,
+): Promise<number> {
+  const handle = await open(eventsPath, 'r');
+  try {
+    let skippedLast = false;
+    for await (const line of linesBackward(handle, 0, size, maxLineBytes)) {
+      if (line.text?.trim() === '') continue;
+      // A line too long to check was complete (it has its newline): it stays.
+      const complete = line.text === undefined || strictEvent(line.text) !== undefined;
+      if (complete || skippedLast) return line.start + line.bytes;
+      skippedLast = true;
+    }
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first line start at or after `offset` in a file of `size` bytes. */
+export async function lineStartAtOrAfter(
+  file: string,
+  offset: number,
+  size: number,
+): Promise<number> {
+  if (offset <= 0) return 0;
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    for (let position = offset - 1; position < size; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+      if (newline !== -1) return position + newline + 1;
+      position += bytesRead;
+    }
+    return size;
+  } finally {
+    await handle.close();
   }
 }

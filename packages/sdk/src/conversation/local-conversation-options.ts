@@ -1,8 +1,14 @@
-import type { ActionExecutor, Workspace } from '@agent-workspace/core';
+import { randomUUID } from 'node:crypto';
+import { type ActionExecutor, invalidArgument, type Workspace } from '@agent-workspace/core';
 import type { ConversationExecutionStatus } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
-import type { ConversationHistoryLimits } from './conversation-history-limits.js';
-import type { UnavailableTool } from './conversation-tools.js';
+import {
+  type ConversationHistoryLimits,
+  resolveHistoryLimits,
+} from './conversation-history-limits.js';
+import type { PersistedConversationSummary } from './conversation-store.js';
+import { conversationToolsOf, type UnavailableTool } from './conversation-tools.js';
+import { stuckThresholdOf } from './stuck-detector.js';
 
 /** Options of {@link LocalConversation.create}. */
 export interface LocalConversationOptions {
@@ -66,4 +72,49 @@ export interface PersistedLocalConversation {
   readonly createdAt: string;
   /** The time of the last event (of the last state change when there is none). */
   readonly updatedAt: string;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What `LocalConversation.create` and `open` make of their options first: the stuck threshold,
+ * the history bounds and the tools (bad options throw here, naming the field).
+ */
+export function prepareConversation(
+  options: LocalConversationOptions | OpenLocalConversationOptions,
+) {
+  return {
+    stuckThreshold: stuckThresholdOf(options.stuckDetection),
+    limits: resolveHistoryLimits(options.history),
+    tools: conversationToolsOf(options),
+  };
+}
+
+/**
+ * The id of a new conversation: `conversationId`, or a new UUID.
+ * @throws WorkspaceError `INVALID_ARGUMENT` (field `conversationId`) unless a dashed UUID.
+ */
+export function conversationIdOf(options: LocalConversationOptions): string {
+  const id = options.conversationId ?? randomUUID();
+  if (!UUID_PATTERN.test(id)) throw invalidArgument('conversationId', 'must be a dashed UUID');
+  return id;
+}
+
+/** The status a persisted conversation comes back with: a run its process lost is `paused`. */
+export function resumedStatus(status: ConversationExecutionStatus): ConversationExecutionStatus {
+  return status === 'running' ? 'paused' : status;
+}
+
+/** What `LocalConversation.inspect` answers of a store's state and last event time. */
+export function persistedSummaryOf(
+  summary: PersistedConversationSummary,
+): PersistedLocalConversation {
+  const { state, lastEventAt } = summary;
+  return {
+    id: state.id,
+    executionStatus: resumedStatus(state.execution_status),
+    agent: state.agent,
+    createdAt: state.created_at,
+    updatedAt: lastEventAt ?? state.updated_at,
+  };
 }

@@ -19,9 +19,10 @@ import type { LanguageModel } from '../llm/language-model.js';
 import { LLMError } from '../llm/llm-error.js';
 import { ScriptedLLM, type ScriptedStep } from '../llm/scripted-llm.js';
 import type { Tool } from '../tools/tool.js';
-import { EVENTS_FILE, STATE_FILE } from './conversation-store.js';
+import { EVENTS_FILE } from './conversation-store.js';
 import { LocalConversation } from './local-conversation.js';
 import type { LocalConversationOptions } from './local-conversation-options.js';
+import { STATE_FILE } from './persisted-conversation-state.js';
 
 let root: string;
 let workingDir: string;

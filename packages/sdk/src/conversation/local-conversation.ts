@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { invalidArgument, type Workspace, WorkspaceError } from '@agent-workspace/core';
 import {
-  AGENT_STUCK,
   CONVERSATION_STATE_KEYS,
   type ConversationEventWire,
   type ConversationExecutionStatus,
   formatWireTimestamp,
-  MAX_ITERATIONS_REACHED,
 } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
 import { newEventBase } from '../agent/new-event-base.js';
@@ -15,22 +12,25 @@ import { agentFinalResponse } from './agent-final-response.js';
 import type { ConversationRunOptions } from './base-conversation.js';
 import type { ConversationEvents } from './conversation-events.js';
 import { ConversationHistory, type HistoryWriter } from './conversation-history.js';
-import { resolveHistoryLimits } from './conversation-history-limits.js';
-import { ConversationStore, type PersistedConversationState } from './conversation-store.js';
+import { ConversationStore } from './conversation-store.js';
+import type { ConversationTools, UnavailableTool } from './conversation-tools.js';
 import {
-  type ConversationTools,
-  conversationToolsOf,
-  type UnavailableTool,
-} from './conversation-tools.js';
-import type {
-  LocalConversationOptions,
-  LocalConversationState,
-  OpenLocalConversationOptions,
-  PersistedLocalConversation,
+  conversationIdOf,
+  type LocalConversationOptions,
+  type LocalConversationState,
+  type OpenLocalConversationOptions,
+  type PersistedLocalConversation,
+  persistedSummaryOf,
+  prepareConversation,
+  resumedStatus,
 } from './local-conversation-options.js';
-import { detectStuck, stuckThresholdOf } from './stuck-detector.js';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import type { PersistedConversationState } from './persisted-conversation-state.js';
+import {
+  type RunStop,
+  runStopBeforeStep,
+  stepFailure,
+  userMessageArrived,
+} from './run-stop-condition.js';
 
 /**
  * A conversation whose agent loop runs in this process, over any {@link Workspace}. Events are
@@ -94,11 +94,8 @@ export class LocalConversation implements AsyncDisposable {
 
   /** Starts a new conversation (status `idle`, no events). */
   static async create(options: LocalConversationOptions): Promise<LocalConversation> {
-    const stuckThreshold = stuckThresholdOf(options.stuckDetection);
-    const limits = resolveHistoryLimits(options.history);
-    const id = options.conversationId ?? randomUUID();
-    if (!UUID_PATTERN.test(id)) throw invalidArgument('conversationId', 'must be a dashed UUID');
-    const tools = conversationToolsOf(options);
+    const { stuckThreshold, limits, tools } = prepareConversation(options);
+    const id = conversationIdOf(options);
     const createdAt = formatWireTimestamp(new Date());
     const agentConfig = agentConfigOf(options.agent);
     const writer =
@@ -136,15 +133,13 @@ export class LocalConversation implements AsyncDisposable {
    * line is not corruption: it is skipped).
    */
   static async open(options: OpenLocalConversationOptions): Promise<LocalConversation> {
-    const stuckThreshold = stuckThresholdOf(options.stuckDetection);
-    const limits = resolveHistoryLimits(options.history);
-    const tools = conversationToolsOf(options);
+    const { stuckThreshold, limits, tools } = prepareConversation(options);
     const { writer, state } = await ConversationHistory.open(options.persistenceDir, limits);
     const conversation = new LocalConversation({
       id: state.id,
       options,
       writer,
-      status: state.execution_status === 'running' ? 'paused' : state.execution_status,
+      status: resumedStatus(state.execution_status),
       createdAt: state.created_at,
       stuckThreshold,
       agentConfig: agentConfigOf(options.agent),
@@ -160,14 +155,7 @@ export class LocalConversation implements AsyncDisposable {
    * time): for listing conversations cheaply. `NOT_FOUND` / `INVALID_CONFIG` as `open`.
    */
   static async inspect(persistenceDir: string): Promise<PersistedLocalConversation> {
-    const { state, lastEventAt } = await ConversationStore.inspect(persistenceDir);
-    return {
-      id: state.id,
-      executionStatus: state.execution_status === 'running' ? 'paused' : state.execution_status,
-      agent: state.agent,
-      createdAt: state.created_at,
-      updatedAt: lastEventAt ?? state.updated_at,
-    };
+    return persistedSummaryOf(await ConversationStore.inspect(persistenceDir));
   }
 
   /** Tools of the agent not offered to the model, with why (known once the first run began). */
@@ -275,19 +263,13 @@ export class LocalConversation implements AsyncDisposable {
     let iterations = 0;
     for (;;) {
       if (signal.aborted) return this.#paused();
-      const stuck =
-        this.#stuckThreshold > 0 ? detectStuck(this.#eventView, this.#stuckThreshold) : undefined;
-      if (stuck !== undefined) {
-        this.#recordError(AGENT_STUCK, stuck.description);
-        return this.#setStatus('stuck');
-      }
-      if (iterations >= this.agent.maxIterations) {
-        this.#recordError(
-          MAX_ITERATIONS_REACHED,
-          `Agent reached maximum iterations limit (${this.agent.maxIterations}).`,
-        );
-        return this.#setStatus('error');
-      }
+      const stop = runStopBeforeStep({
+        events: this.#eventView,
+        stuckThreshold: this.#stuckThreshold,
+        iterations,
+        maxIterations: this.agent.maxIterations,
+      });
+      if (stop !== undefined) return this.#stop(stop);
       iterations += 1;
       const seen = this.history.recordedCount;
       let finished: boolean;
@@ -302,19 +284,10 @@ export class LocalConversation implements AsyncDisposable {
         }));
       } catch (error) {
         if (signal.aborted) return this.#paused();
-        const code = WorkspaceError.isInstance(error)
-          ? error.code
-          : error instanceof Error
-            ? error.name
-            : 'Error';
-        this.#recordError(code, error instanceof Error ? error.message : String(error));
-        return this.#setStatus('error');
+        return this.#stop(stepFailure(error));
       }
       // A message sent during the step is for the agent to answer: the run goes on.
-      const recorded = this.history.recordedCount - seen;
-      const unread = this.#eventView
-        .slice(Math.max(0, this.#eventView.length - recorded))
-        .some((event) => event.kind === 'MessageEvent' && event.source === 'user');
+      const unread = userMessageArrived(this.#eventView, this.history.recordedCount - seen);
       if (finished && !unread) return this.#setStatus('finished');
     }
   }
@@ -324,7 +297,8 @@ export class LocalConversation implements AsyncDisposable {
     this.#setStatus('paused');
   }
 
-  #recordError(code: string, detail: string): void {
+  /** Records why the run ends, as an error event, and its status. */
+  #stop({ code, detail, status }: RunStop): void {
     this.#record({
       kind: 'ConversationErrorEvent',
       ...newEventBase(),
@@ -332,6 +306,7 @@ export class LocalConversation implements AsyncDisposable {
       code,
       detail,
     });
+    this.#setStatus(status);
   }
 
   #setStatus(status: ConversationExecutionStatus): void {

@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { DEFAULT_MAX_ARCHIVE_ENTRIES, MAX_ACTION_TIMEOUT_SECONDS } from '@agent-workspace/protocol';
+import {
+  DEFAULT_MAX_ARCHIVE_ENTRIES,
+  MAX_ACTION_TIMEOUT_SECONDS,
+  MAX_ALLOW_HOST_LENGTH,
+  MAX_ALLOW_HOSTS,
+} from '@agent-workspace/protocol';
 import type { RuntimePlugin } from '@agent-workspace/runtime-plugins';
 import { z } from 'zod';
 import {
@@ -62,7 +67,10 @@ export const agentServerOptionsSchema = z
            * browser, conversation tools) gets a network namespace whose only way out is the
            * server's HTTP/HTTPS proxy, which lets through these hosts alone and logs each refusal.
            */
-          allowHosts: z.array(z.string().min(1)).max(256).optional(),
+          allowHosts: z
+            .array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH))
+            .max(MAX_ALLOW_HOSTS)
+            .optional(),
           /** More host paths commands see read-only. */
           readOnlyPaths: z.array(z.string().min(1)).default([]),
           /** More host paths commands see read-write. */

@@ -10,7 +10,6 @@
 export {
   type AllowHost,
   EgressAllowList,
-  MAX_ALLOW_HOSTS,
 } from './command-sandbox/egress-allow-list.js';
 export {
   type ParseWorkspaceOptionsOptions,

@@ -34,6 +34,7 @@ export {
   MAX_ENV_VARIABLES,
   MAX_PATH_BYTES,
 } from './limits/command-input-limits.js';
+export { MAX_ALLOW_HOST_LENGTH, MAX_ALLOW_HOSTS } from './limits/egress-limits.js';
 export { utf8ByteLength } from './limits/utf8-byte-length.js';
 export { AGENT_SERVER_LISTENING_EVENT } from './wire/agent-server-ready.js';
 export {

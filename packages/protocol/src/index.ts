@@ -288,7 +288,6 @@ export {
   runtimeSessionWireSchema,
 } from './runtime-api/runtime-session.js';
 export {
-  MAX_SESSION_ALLOW_HOSTS,
   type RuntimeIdRequestWire,
   type RuntimeStoppedWire,
   runtimeIdRequestWireSchema,

@@ -1,5 +1,5 @@
 import { type RawExchange, rawExchange, requestHead } from '@agent-workspace/agent-server/testing';
-import { MAX_ENV_VARIABLES, MAX_SESSION_ALLOW_HOSTS } from '@agent-workspace/protocol';
+import { MAX_ALLOW_HOSTS, MAX_ENV_VARIABLES } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RUNTIME_LABELS } from '../src/backend/session-labels.js';
 import { call } from '../src/server/test-support/runtime-api-call.js';
@@ -83,7 +83,7 @@ function startFieldJunk(): [field: string, value: unknown][] {
       ['[::1'],
       ['0.0.0.0'],
       ['x'.repeat(261)],
-      Array(MAX_SESSION_ALLOW_HOSTS + 1).fill('a.example'),
+      Array(MAX_ALLOW_HOSTS + 1).fill('a.example'),
     ],
   };
   return Object.entries(junk).flatMap(([field, values]) =>

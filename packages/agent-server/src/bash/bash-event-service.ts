@@ -3,6 +3,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   WorkspaceError,
 } from '@agent-workspace/core';
+import { childEnvironment } from '@agent-workspace/core/internal';
 import {
   type BashCommandWire,
   type BashEventSearchQuery,
@@ -21,7 +22,6 @@ import { BashEventLog } from './bash-event-log.js';
 import type { AppendedBashEvent, CommandRecord, StoredBashEvent } from './bash-event-records.js';
 import type { BashEventServiceOptions } from './bash-event-service-options.js';
 import { BashEventStore } from './bash-event-store.js';
-import { commandEnvironment } from './command-environment.js';
 import { CommandHolds } from './command-holds.js';
 import { launchBashCommand } from './launch-bash-command.js';
 import { OutputCoalescer } from './output-coalescer.js';
@@ -126,10 +126,14 @@ export class BashEventService {
         command: request.command,
         cwd: request.cwd,
         timeoutMs: request.timeoutSeconds * 1000,
-        env: commandEnvironment({
-          ...this.options.sandbox?.proxyEnvironment(`command-${commandId}`),
-          ...request.env,
-          ...this.options.environment,
+        // The server's environment without its keys, the egress proxy naming the command, the
+        // request's variables, then the server's own marks (the instance id).
+        env: childEnvironment({
+          extra: {
+            ...this.options.sandbox?.proxyEnvironment(`command-${commandId}`),
+            ...request.env,
+            ...this.options.environment,
+          },
         }),
         extendEnv: false,
         stdin: request.stdin ? 'pipe' : 'ignore',

@@ -1,7 +1,8 @@
+import { MAX_ALLOW_HOSTS } from '@agent-workspace/protocol/constants';
 import { describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { classifyHost } from './classify-host.js';
-import { EgressAllowList, type EgressTarget, MAX_ALLOW_HOSTS } from './egress-allow-list.js';
+import { EgressAllowList, type EgressTarget } from './egress-allow-list.js';
 
 /** The INVALID_ARGUMENT error `parse` throws for `entries`. */
 function parseError(entries: unknown): WorkspaceError {

@@ -1,3 +1,4 @@
+import { MAX_ALLOW_HOSTS } from '@agent-workspace/protocol/constants';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import {
   classifyHost,
@@ -6,9 +7,6 @@ import {
   splitHostPort,
 } from './classify-host.js';
 import { isUnspecifiedAddress } from './internal-address.js';
-
-/** Most entries an allow-list may have. */
-export const MAX_ALLOW_HOSTS = 256;
 
 /** Ports an entry without `:port` allows: HTTP and HTTPS. */
 export const DEFAULT_EGRESS_PORTS: readonly number[] = [80, 443];

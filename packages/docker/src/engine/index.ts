@@ -17,7 +17,6 @@ export {
 export {
   type ContainerSandbox,
   containerSandboxSchema,
-  MAX_ALLOW_HOSTS,
   SANDBOX_SECCOMP_PROFILE,
   sandboxHostConfig,
   sandboxServerFlags,

@@ -1,8 +1,6 @@
+import { MAX_ALLOW_HOST_LENGTH, MAX_ALLOW_HOSTS } from '@agent-workspace/protocol';
 import type Docker from 'dockerode';
 import { z } from 'zod';
-
-/** Most entries of an egress allow-list (the agent-server's own bound). */
-export const MAX_ALLOW_HOSTS = 256;
 
 /**
  * The command sandbox of the agent-server in a container: `true` (host network of the
@@ -16,7 +14,10 @@ export const containerSandboxSchema = z.union([
       /** Network of sandboxed code; `false` leaves it only its own loopback. Default true. */
       network: z.boolean().optional(),
       /** Egress allow-list, `host` or `host:port` (ports 80 and 443 without one). */
-      allowHosts: z.array(z.string().min(1).max(300)).max(MAX_ALLOW_HOSTS).optional(),
+      allowHosts: z
+        .array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH))
+        .max(MAX_ALLOW_HOSTS)
+        .optional(),
     })
     .refine((sandbox) => !(sandbox.network === false && sandbox.allowHosts !== undefined), {
       message: 'give either network: false or allowHosts, not both',

@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { commandEnvironmentSchema } from '../limits/command-input-schemas.js';
+import { MAX_ALLOW_HOST_LENGTH, MAX_ALLOW_HOSTS } from '../limits/egress-limits.js';
 import { RUNTIME_RESOURCE_FACTORS } from '../wire/runtime-api-routes.js';
 import { runtimeSessionIdSchema } from './runtime-session.js';
 
 /** Longest `image` reference, in characters. */
 const MAX_IMAGE_LENGTH = 512;
-
-/** Most entries of a session's `allow_hosts`. */
-export const MAX_SESSION_ALLOW_HOSTS = 256;
-
-/** Longest `allow_hosts` entry, in characters (a 253-character name and a port). */
-const MAX_ALLOW_HOST_LENGTH = 260;
 
 /** Longest `working_dir`, in characters. */
 const MAX_WORKING_DIR_LENGTH = 4096;
@@ -48,7 +43,7 @@ export const startRuntimeRequestWireSchema = z.strictObject({
    */
   allow_hosts: z
     .array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH))
-    .max(MAX_SESSION_ALLOW_HOSTS)
+    .max(MAX_ALLOW_HOSTS)
     .optional(),
   resource_factor: z
     .number()

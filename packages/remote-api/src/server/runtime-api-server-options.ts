@@ -1,8 +1,10 @@
 import { logLevelSchema } from '@agent-workspace/agent-server/http';
 import { WorkspaceError } from '@agent-workspace/core';
-import { EgressAllowList, MAX_ALLOW_HOSTS } from '@agent-workspace/core/internal';
+import { EgressAllowList } from '@agent-workspace/core/internal';
+import { MAX_ALLOW_HOSTS } from '@agent-workspace/protocol';
 import { z } from 'zod';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
+import { allowListProblem } from './allow-list-problem.js';
 import { warmPoolOptionsSchema } from './warm-pool-options.js';
 
 /** Default interface the server listens on: loopback only. */
@@ -147,7 +149,9 @@ export const runtimeApiServerOptionsSchema = z
       try {
         EgressAllowList.parse(options.allowHosts, 'allowHosts');
       } catch (error) {
-        context.addIssue({ code: 'custom', path: issuePath(error), message: messageOf(error) });
+        const { index, reason } = allowListProblem(error, 'allowHosts');
+        const path = index === undefined ? ['allowHosts'] : ['allowHosts', index];
+        context.addIssue({ code: 'custom', path, message: reason });
       }
       if (!options.backend.sandboxes) {
         context.addIssue({
@@ -174,19 +178,6 @@ export const runtimeApiServerOptionsSchema = z
       });
     }
   });
-
-/** The option path of an `EgressAllowList.parse` error: `allowHosts` or `allowHosts.<i>`. */
-function issuePath(error: unknown): (string | number)[] {
-  const field = WorkspaceError.isInstance(error) ? String(error.details.field ?? '') : '';
-  const index = /\[(\d+)\]$/.exec(field)?.[1];
-  return index === undefined ? ['allowHosts'] : ['allowHosts', Number(index)];
-}
-
-function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  // The path already names the field.
-  return message.replace(/^allowHosts(\[\d+\])? /, '');
-}
 
 /** Options of `createRuntimeApiServer` as callers write them. */
 export type RuntimeApiServerOptions = z.input<typeof runtimeApiServerOptionsSchema>;

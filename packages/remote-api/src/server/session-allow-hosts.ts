@@ -1,8 +1,8 @@
-import { WorkspaceError } from '@agent-workspace/core';
 import { type AllowHost, EgressAllowList } from '@agent-workspace/core/internal';
 import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { ValidationIssue } from '@agent-workspace/protocol';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
+import { allowListProblem } from './allow-list-problem.js';
 
 /** What {@link allowHostsIssues} and {@link sessionSandbox} read of the server's options. */
 export interface AllowHostsOptions {
@@ -34,15 +34,12 @@ export function allowHostsIssues(
   try {
     parsed = EgressAllowList.parse(requested, 'allow_hosts');
   } catch (error) {
-    if (!WorkspaceError.isInstance(error)) throw error;
-    const field = String(error.details.field ?? '');
-    const index = /\[(\d+)\]$/.exec(field)?.[1];
-    const message = error.message.replace(/^allow_hosts(\[\d+\])? /, '');
+    const { index, reason } = allowListProblem(error, 'allow_hosts');
     return [
       issue(
-        index === undefined ? [] : [Number(index)],
-        index === undefined ? requested : requested[Number(index)],
-        message,
+        index === undefined ? [] : [index],
+        index === undefined ? requested : requested[index],
+        reason,
       ),
     ];
   }

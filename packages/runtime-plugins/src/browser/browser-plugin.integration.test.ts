@@ -141,6 +141,7 @@ describe.skipIf(skip !== undefined)('browser plugin (real Chromium)', () => {
         watches.push(watch);
         return () => unwatched.push(watch.pid);
       },
+      measureProcessTrees: () => {},
     });
   });
 

@@ -41,6 +41,12 @@ export interface PluginContext {
    * and calls `onExceeded` once it uses more than the host's per-tree limit.
    */
   watchProcessTree: (watch: ProcessTreeWatch) => () => void;
+  /**
+   * Measures every watched tree now and enforces the limit, as the monitor's timer does; for work
+   * that ends between two samples (a cell that leaves its kernel over the limit) to be told with
+   * that work's observation.
+   */
+  measureProcessTrees: () => void;
 }
 
 /** What one action call gets. */

@@ -44,6 +44,7 @@ export async function startPlugin(options: StartPluginOptions): Promise<string |
         environment: options.environment,
         signal: hostSignal,
         watchProcessTree: (watch) => options.memory.watch(watch),
+        measureProcessTrees: () => options.memory.sample(),
       }),
       signal,
     );

@@ -131,6 +131,15 @@ export class KernelSession implements AsyncDisposable {
     await this.#ensureKernel(options.signal);
   }
 
+  /**
+   * Drops the current kernel for `reason` (one killed from outside, e.g. over its memory limit,
+   * before its exit is seen); the next one boots in the background and the next cell waits for it.
+   */
+  async replaceKernel(reason: string): Promise<void> {
+    const kernel = this.#kernel;
+    if (kernel !== undefined) await this.#replaceKernel(kernel, reason);
+  }
+
   /** True when the kernel's heartbeat answers within `timeoutMs`. */
   async ping(timeoutMs: number): Promise<boolean> {
     const kernel = this.#kernel;

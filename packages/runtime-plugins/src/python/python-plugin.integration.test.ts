@@ -54,6 +54,7 @@ describe('python plugin requirements', () => {
       logger: silentPluginLogger,
       signal: new AbortController().signal,
       watchProcessTree: () => () => {},
+      measureProcessTrees: () => {},
     };
     await expect(plugin.initialize(context)).rejects.toSatisfy((error) =>
       WorkspaceError.isInstance(error, 'NOT_FOUND'),
@@ -99,6 +100,7 @@ describe.skipIf(pythonSkipReason('python plugin (real IPython kernel)'))('python
         watched.push(watch.pid);
         return monitor.watch(watch);
       },
+      measureProcessTrees: () => monitor.sample(),
     });
   });
 
@@ -240,6 +242,38 @@ describe.skipIf(pythonSkipReason('python plugin in a PluginHost'))(
         expect(kernel?.label).toBe('python kernel');
         await host.close();
         expect(isProcessRunning(kernel?.pid as number)).toBe(false);
+      } finally {
+        await host.close();
+        await rm(workingDir, { recursive: true, force: true });
+      }
+    });
+
+    it('tells a cell that leaves its kernel over the memory limit, even between two samples', async () => {
+      const workingDir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'python-host-')));
+      // The timer never fires during the test: only the measure at the cell's end can see it.
+      await using memory = new MemoryMonitor({
+        limitBytes: MEMORY_LIMIT_BYTES,
+        intervalMs: 3_600_000,
+      });
+      const host = PluginHost.start({
+        plugins: [createPythonPlugin({ pythonPath: TEST_PYTHON })],
+        workingDir,
+        stateDir: path.join(workingDir, '.state'),
+        memory,
+      });
+      try {
+        const hog = await host.executeAction({
+          action: 'run_ipython',
+          args: { code: 'hog = b"x" * (600 * 1024 * 1024)\nlen(hog)', include_extra: false },
+        });
+        expect(hog.content).toMatch(
+          /^629145600\n\[The python kernel used \d+\.\d MiB, over the 300\.0 MiB limit, so it was stopped and its state \(variables, imports\) is lost; it will be restarted for the next cell\]$/,
+        );
+        const next = await host.executeAction({
+          action: 'run_ipython',
+          args: { code: "'hog' in globals()", include_extra: false },
+        });
+        expect(next.content).toBe('False');
       } finally {
         await host.close();
         await rm(workingDir, { recursive: true, force: true });

@@ -199,9 +199,17 @@ class PythonPlugin implements RuntimePlugin {
       timeoutMs: context.timeoutMs,
       signal: context.signal,
     });
-    if (result.cwd !== undefined) this.#cwd = result.cwd;
-    else if (result.stateLost && this.#context) this.#cwd = this.#context.workingDir;
+    // A cell that ends between two samples still answers for the memory it left its kernel with.
+    if (result.pid !== undefined) this.#context?.measureProcessTrees();
+    const killedAfter =
+      result.pid !== undefined && result.status !== 'died' && this.#exceeded.has(result.pid);
+    if (result.cwd !== undefined && !killedAfter) this.#cwd = result.cwd;
+    else if ((result.stateLost || killedAfter) && this.#context) {
+      this.#cwd = this.#context.workingDir;
+    }
     const lines = [result.text.trim(), ...this.#notes(result, context)].filter(Boolean);
+    // Before the next cell: it must not be sent to the kernel just killed.
+    if (killedAfter) await session.replaceKernel('it used more memory than the limit');
     let content = lines.join('\n');
     if (args.include_extra) {
       content += `\n[Jupyter current working directory: ${this.#cwd}]`;

@@ -7,7 +7,7 @@ import {
   type RuntimeApiServer,
   type RuntimeBackend,
   SwarmRuntimeBackend,
-} from '@agent-workspace/remote-api/server';
+} from '@agent-workspace/runtime-api';
 import Docker from 'dockerode';
 import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
 

@@ -6,7 +6,7 @@ import {
   createRuntimeApiServer,
   DockerRuntimeBackend,
   type RuntimeApiServer,
-} from '@agent-workspace/remote-api/server';
+} from '@agent-workspace/runtime-api';
 import { type Comparison, comparisonOf, summarise } from './bench-harness.js';
 
 const RUNS = 8;

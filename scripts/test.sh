@@ -19,7 +19,7 @@ pnpm --silent test:unit "${logs[@]}" || status=$?
 # built packages talking to each other, every public package installed alone from a registry.
 echo "==> integration tests"
 pnpm --silent test:integration "${logs[@]}" || status=$((status == 0 ? 1 : status))
-# The reliability suites (packages/agent-server/reliability, packages/remote-api/reliability): the
+# The reliability suites (packages/agent-server/reliability, packages/runtime-api/reliability): the
 # built servers under attack, a few minutes; the agent-server's adds its figures to
 # .test-results/reliability-figures.json.
 echo "==> reliability tests"

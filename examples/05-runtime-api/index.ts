@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolveAgentServerImage } from '@agent-workspace/docker';
 import { RemoteAPIWorkspace } from '@agent-workspace/remote-api';
-import { createRuntimeApiServer, DockerRuntimeBackend } from '@agent-workspace/remote-api/server';
+import { createRuntimeApiServer, DockerRuntimeBackend } from '@agent-workspace/runtime-api';
 
 const image = process.env.AGENT_WORKSPACE_DOCKER_IMAGE ?? (await resolveAgentServerImage());
 const runtimeApiKey = randomBytes(32).toString('hex');

@@ -1,13 +1,9 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'server/index': 'src/server/index.ts',
-    cli: 'src/cli.ts',
-  },
+  entry: { index: 'src/index.ts' },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts', 'server/index': 'src/server/index.ts' } },
+  dts: { entry: { index: 'src/index.ts' } },
   sourcemap: true,
   clean: true,
   target: 'node20',

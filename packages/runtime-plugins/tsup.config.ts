@@ -8,6 +8,6 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   platform: 'node',
-  // Loaded at run time only by the plugins that need them.
-  external: ['playwright-core', 'zeromq'],
+  // Optional peer dependencies, loaded at run time only by the plugins that need them.
+  external: ['playwright-core', 'turndown', 'zeromq'],
 });

@@ -11,14 +11,15 @@ export function expectDemoOutcome(
   expect(outcome.status).toBe('finished');
   expect(outcome.loop).toBe(loop);
   expect(outcome.finalMessage).toBe(DEMO_FINAL_MESSAGE);
-  expect(outcome.testOutput).toBe('all tests passed');
-  expect(outcome.changes).toEqual(
+  expect(outcome.failure).toBeUndefined();
+  expect(outcome.result?.testOutput).toBe('all tests passed');
+  expect(outcome.result?.changes).toEqual(
     expect.arrayContaining([
       { status: 'ADDED', path: 'stats.js' },
       { status: 'ADDED', path: 'stats.test.js' },
     ]),
   );
-  expect(outcome.diff.modified).toContain('for (let i = 0; i < numbers.length; i++)');
+  expect(outcome.result?.diff.modified).toContain('for (let i = 0; i < numbers.length; i++)');
   // The stream shows the failing run, the fix and the passing run, in that order.
   const text = lines.join('\n');
   const failed = text.indexOf('AssertionError');

@@ -1,95 +1,117 @@
 /**
  * The demo: an agent writes stats.js and its test, runs the test, sees it fail, fixes the code
- * with `file_editor` and runs it again, while the event stream is printed.
- *
- *   pnpm demo                                   local workspace, scripted model: no key, no Docker
- *   pnpm demo -- --workspace docker             the same run in a Docker workspace
- *   pnpm demo -- --workspace remote --host http://127.0.0.1:8000 --api-key KEY --working-dir /srv
- *   pnpm demo -- --model openai/gpt-4o-mini     a real model (LLM_API_KEY, LLM_BASE_URL)
- *   --keep                                      keep the local working directory
+ * with `file_editor` and runs it again, while the event stream is printed. `--help` lists the
+ * flags. A bad flag ends with one line and exit status 2; a run that does not get the task done
+ * (a model failure, a text-only answer, an unknown tool, a failing test) with one line naming
+ * the cause on standard error and exit status 1.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { LocalWorkspace, RemoteWorkspace, type Workspace } from '@agent-workspace/core';
-import { DockerWorkspace, resolveAgentServerImage } from '@agent-workspace/docker';
-import { LLM } from '@agent-workspace/sdk';
+import { LLM, LLMError } from '@agent-workspace/sdk';
+import { describeDemoFailure, describeRetry } from './describe-demo-failure.js';
+import {
+  HOST_GATEWAY_ENTRY,
+  isLoopbackUrl,
+  reachableFrom,
+  toHostGatewayUrl,
+} from './loopback-model-url.js';
+import { openDemoWorkspace } from './open-demo-workspace.js';
+import { DEMO_USAGE, type DemoArgs, DemoUsageError, parseDemoArgs } from './parse-demo-args.js';
 import { runDemo } from './run-demo.js';
 
-const { values } = parseArgs({
-  // `pnpm demo -- --flag` passes the `--` through.
-  args: process.argv.slice(2).filter((arg, index) => index > 0 || arg !== '--'),
-  options: {
-    workspace: { type: 'string', default: 'local' },
-    host: { type: 'string' },
-    'api-key': { type: 'string' },
-    'working-dir': { type: 'string' },
-    model: { type: 'string' },
-    'base-url': { type: 'string' },
-    keep: { type: 'boolean', default: false },
-  },
-});
-
-/** Stops with a usage error: exit status 2, no stack trace. */
-function usage(message: string): never {
-  console.error(`demo: ${message}`);
-  process.exit(2);
+/** Runs the demo for `argv`; resolves to the exit status. */
+async function main(argv: readonly string[]): Promise<number> {
+  const args = parseDemoArgs(argv);
+  if (args === 'help') {
+    console.log(DEMO_USAGE);
+    return 0;
+  }
+  // The agent loop of a Docker workspace runs in the container, where loopback is its own.
+  const viaGateway =
+    args.workspace === 'docker' && args.model && args.baseUrl && isLoopbackUrl(args.baseUrl)
+      ? toHostGatewayUrl(args.baseUrl)
+      : undefined;
+  if (viaGateway) {
+    console.log(
+      `model: ${args.baseUrl} is this machine's loopback and the agent loop runs in the container, so it calls ${viaGateway} (the host's gateway); the model server must listen on 0.0.0.0 or the Docker bridge, not only on 127.0.0.1`,
+    );
+  }
+  const baseUrl = viaGateway ?? args.baseUrl;
+  const llm = args.model ? createLLM(args, baseUrl) : undefined;
+  await using opened = await openDemoWorkspace({
+    kind: args.workspace,
+    host: args.host,
+    apiKey: args.apiKey,
+    workingDir: args.workingDir,
+    extraHosts: viaGateway ? [HOST_GATEWAY_ENTRY] : undefined,
+    keep: args.keep,
+  });
+  const { workspace } = opened;
+  if (viaGateway && !(await reachableFrom(workspace, viaGateway))) {
+    throw new Error(
+      `the container cannot reach ${viaGateway} (${args.baseUrl} on this machine): make the model server listen on 0.0.0.0 or the Docker bridge address, not only on loopback`,
+    );
+  }
+  console.log(
+    `agent-workspace demo: ${workspace.kind} workspace at ${workspace.workingDir}, model ${llm?.model ?? 'ScriptedLLM (a script, not a model)'}\n`,
+  );
+  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  // Ctrl-C pauses the run, so the directory is still removed; a second one quits at once.
+  const interrupt = new AbortController();
+  process.once('SIGINT', () => {
+    console.log('interrupted: stopping the run (Ctrl-C again quits at once)');
+    interrupt.abort();
+    process.once('SIGINT', () => process.exit(130));
+  });
+  const outcome = await runDemo({
+    workspace,
+    llm,
+    color,
+    print: (line) => console.log(line),
+    signal: interrupt.signal,
+  });
+  console.log('');
+  console.log(
+    `status:  ${outcome.status} (agent loop: ${outcome.loop === 'local' ? 'this process' : 'the agent-server'})`,
+  );
+  if (outcome.result) {
+    const { changes, testOutput } = outcome.result;
+    console.log(`answer:  ${outcome.finalMessage}`);
+    console.log(
+      `changes: ${changes.map((change) => `${change.status} ${change.path}`).join(', ')}`,
+    );
+    console.log(`test:    ${testOutput}`);
+  }
+  if (outcome.failure === undefined) return 0;
+  const modelUrl = baseUrl ?? `the API of ${args.model ?? 'the model'}`;
+  console.error(`demo: ${describeDemoFailure(outcome.failure, { modelUrl })}`);
+  return 1;
 }
 
-if (!['local', 'docker', 'remote'].includes(values.workspace)) {
-  usage(`--workspace must be local, docker or remote, got "${values.workspace}"`);
-}
-if (values.workspace === 'remote' && !values.host) {
-  usage('--workspace remote needs --host (and --api-key when the server has one)');
-}
-
-const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
-const model = values.model ?? process.env.LLM_MODEL;
-const llm = model ? new LLM({ model, baseUrl: values['base-url'] }) : undefined;
-
-/** A fresh, empty working directory in the workspace kind asked for. */
-async function openWorkspace(): Promise<Workspace> {
-  switch (values.workspace) {
-    case 'local': {
-      if (values['working-dir']) return new LocalWorkspace({ workingDir: values['working-dir'] });
-      const workingDir = await mkdtemp(path.join(tmpdir(), 'agent-demo-'));
-      if (!values.keep) cleanups.push(() => rm(workingDir, { recursive: true, force: true }));
-      return new LocalWorkspace({ workingDir });
-    }
-    case 'docker':
-      return DockerWorkspace.create({ image: await resolveAgentServerImage() });
-    default: {
-      const base = values['working-dir'] ?? '/workspace';
-      const workingDir = path.posix.join(base, `agent-demo-${randomBytes(4).toString('hex')}`);
-      const connection = { host: values.host ?? '', apiKey: values['api-key'] };
-      await using root = new RemoteWorkspace({ ...connection, workingDir: base });
-      await root.executeCommand(`mkdir -p '${workingDir}'`);
-      return new RemoteWorkspace({ ...connection, workingDir });
-    }
+/** The model of `--model`, its retries reported as they happen (in this process's loop). */
+function createLLM(args: DemoArgs, baseUrl: string | undefined): LLM {
+  try {
+    return new LLM({
+      model: args.model,
+      baseUrl,
+      maxRetries: args.maxRetries,
+      retryMinWaitMs: args.retryWaitMs,
+      onRetry: (event) => console.log(describeRetry(event, args.maxRetries)),
+    });
+  } catch (error) {
+    if (LLMError.isInstance(error, 'INVALID_CONFIG'))
+      throw new DemoUsageError(`--model: ${error.message}`);
+    throw error;
   }
 }
 
-/** What to remove once the workspace is closed (the local default directory, unless --keep). */
-const cleanups: Array<() => Promise<void>> = [];
-await using _cleanup = {
-  [Symbol.asyncDispose]: async () => {
-    for (const cleanup of cleanups) await cleanup();
-  },
-};
-await using workspace = await openWorkspace();
-console.log(
-  `agent-workspace demo: ${workspace.kind} workspace at ${workspace.workingDir}, model ${llm?.model ?? 'ScriptedLLM (a script, not a model)'}\n`,
-);
-const outcome = await runDemo({ workspace, llm, color, print: (line) => console.log(line) });
-console.log('');
-console.log(
-  `status:  ${outcome.status} (agent loop: ${outcome.loop === 'local' ? 'this process' : 'the agent-server'})`,
-);
-console.log(`answer:  ${outcome.finalMessage}`);
-console.log(
-  `changes: ${outcome.changes.map((change) => `${change.status} ${change.path}`).join(', ')}`,
-);
-console.log(`test:    ${outcome.testOutput}`);
-process.exitCode = outcome.status === 'finished' ? 0 : 1;
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  if (error instanceof DemoUsageError) {
+    console.error(`demo: ${message} (see --help)`);
+    process.exitCode = 2;
+  } else {
+    console.error(`demo: ${message}`);
+    process.exitCode = 1;
+  }
+}

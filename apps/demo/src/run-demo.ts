@@ -6,6 +6,7 @@ import {
 } from '@agent-workspace/core';
 import { Agent, Conversation, type LanguageModel, ScriptedLLM } from '@agent-workspace/sdk';
 import { DEMO_TASK, demoScript, prepareRepository } from './demo-task.js';
+import { type DemoFailure, findDemoFailure } from './find-demo-failure.js';
 import { formatEvent } from './format-event.js';
 
 /** Options of {@link runDemo}. */
@@ -21,20 +22,30 @@ export interface RunDemoOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** How the demo run ended and what it left in the workspace. */
-export interface DemoOutcome {
-  /** `finished` when the agent completed the task. */
-  status: string;
-  /** Where the agent loop ran: `local` (this process) or `remote` (the agent-server). */
-  loop: 'local' | 'remote';
-  /** The agent's final answer. */
-  finalMessage: string;
+/** What the agent left in the repository, read once `stats.js` exists. */
+export interface DemoResult {
   /** What changed in the repository. */
   changes: GitChange[];
   /** The diff of stats.js. */
   diff: GitDiff;
   /** The last run of the test, from the workspace itself. */
   testOutput: string;
+  /** True when `node stats.test.js` exits with 0. */
+  testPassed: boolean;
+}
+
+/** How the demo run ended and what it left in the workspace. */
+export interface DemoOutcome {
+  /** `finished` when the agent loop ended normally (`error`, `stuck`, `paused` otherwise). */
+  status: string;
+  /** Where the agent loop ran: `local` (this process) or `remote` (the agent-server). */
+  loop: 'local' | 'remote';
+  /** The agent's final answer; `''` when it gave none. */
+  finalMessage: string;
+  /** The files, when the run got as far as writing `stats.js`; `undefined` otherwise. */
+  result: DemoResult | undefined;
+  /** Why the task was not done; `undefined` when the run finished and the test passes. */
+  failure: DemoFailure | undefined;
 }
 
 /**
@@ -56,16 +67,33 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
   try {
     await conversation.sendMessage(DEMO_TASK);
     const status = await conversation.run({ signal: options.signal });
-    const test = await workspace.executeCommand('node stats.test.js');
+    const result = await readResult(workspace);
     return {
       status,
       loop: hasAgentServer(workspace) ? 'remote' : 'local',
       finalMessage: await conversation.agentFinalResponse(),
-      changes: await workspace.gitChanges('.'),
-      diff: await workspace.gitDiff('stats.js'),
-      testOutput: `${test.stdout}${test.stderr}`.trim(),
+      result,
+      failure: findDemoFailure({
+        status,
+        events: conversation.events.toArray(),
+        wroteStats: result !== undefined,
+        testPassed: result?.testPassed ?? false,
+      }),
     };
   } finally {
     unsubscribe();
   }
+}
+
+/** The changes, the diff of stats.js and a test run; `undefined` when stats.js was not written. */
+async function readResult(workspace: Workspace): Promise<DemoResult | undefined> {
+  const exists = await workspace.executeCommand('test -f stats.js');
+  if (exists.exitCode !== 0) return undefined;
+  const test = await workspace.executeCommand('node stats.test.js');
+  return {
+    changes: await workspace.gitChanges('.'),
+    diff: await workspace.gitDiff('stats.js'),
+    testOutput: `${test.stdout}${test.stderr}`.trim(),
+    testPassed: test.exitCode === 0,
+  };
 }

@@ -9,15 +9,17 @@ import {
 import { childEnvironment, PathWalker } from '@agent-workspace/core/internal';
 import { MemoryMonitor, PluginHost } from '@agent-workspace/runtime-plugins';
 import type { FastifyInstance } from 'fastify';
+import { ServerWorkspace } from './actions/server-workspace.js';
 import {
   type AgentServerOptions,
   type ResolvedAgentServerOptions,
   resolveAgentServerOptions,
 } from './agent-server-options.js';
-import { buildApp } from './app/build-app.js';
+import { buildApp, createAgentServerApp } from './app/build-app.js';
 import type { ServerContext } from './app/server-context.js';
-import { createSessionKeyChecker } from './app/session-auth.js';
+import { createSessionAuth } from './app/session-auth.js';
 import { BashEventService } from './bash/bash-event-service.js';
+import { ConversationService } from './conversations/conversation-service.js';
 import { InstanceRegistry, type SweepReport } from './runtime/instance-registry.js';
 
 /** A running agent-server. */
@@ -110,6 +112,24 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
     const shutdown = new AbortController();
     const inFlight = new Set<Promise<unknown>>();
     let lastActivityAt = Date.now();
+    const app = createAgentServerApp(resolved);
+    const conversations = new ConversationService({
+      paths,
+      stateDir: resolved.stateDir,
+      log: app.log,
+      actions: () => context.plugins ?? null,
+      // The server's own workspace: its tools are confined, sandboxed, scrubbed, bounded and
+      // journaled as every other path of the server.
+      workspace: ({ workingDir }) => new ServerWorkspace(context, { workingDir }),
+      history: {
+        maxEventBytes: resolved.conversationMaxEventBytes,
+        maxMemoryBytes: resolved.conversationMaxMemoryBytes,
+        maxDiskBytes: resolved.conversationMaxDiskBytes,
+      },
+      maxLoadedConversations: resolved.maxLoadedConversations,
+    });
+    // Closed after the app (cleanups run in reverse), before the services it acts through.
+    cleanups.push(() => conversations.close());
     const context: ServerContext = {
       options: resolved,
       bash,
@@ -118,6 +138,7 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
       runtime,
       memory,
       plugins: undefined,
+      conversations,
       shutdownSignal: shutdown.signal,
       track: (work) => {
         const settled = work.then(
@@ -128,17 +149,14 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
         void settled.then(() => inFlight.delete(settled));
         return work;
       },
-      authRequired: resolved.sessionApiKeys.length + resolved.sessionApiKeyHashes.length > 0,
-      checkSessionKey: createSessionKeyChecker(resolved.sessionApiKeys, {
-        hashes: resolved.sessionApiKeyHashes,
-      }),
+      auth: createSessionAuth(resolved.sessionApiKeys, { hashes: resolved.sessionApiKeyHashes }),
       startedAt: Date.now(),
       touch: () => {
         lastActivityAt = Date.now();
       },
       lastActivityAt: () => lastActivityAt,
     };
-    const app = await buildApp(context);
+    await buildApp(app, context);
     const egressLog = app.log.child({ component: 'egress' });
     onEgressRefused = (refusal) =>
       egressLog.warn({ ...refusal }, `egress to ${refusal.host}:${refusal.port} refused`);

@@ -105,14 +105,6 @@ export {
   RemoteWorkspace,
   type RemoteWorkspaceOptions,
 } from './remote/remote-workspace.js';
-export {
-  type BrowseOptions,
-  type BrowserObservation,
-  type IPythonObservation,
-  type RuntimeActionOptions,
-  type RuntimeActions,
-  runtimeActionsOf,
-} from './remote/runtime-actions.js';
 export type { SandboxEndpoint } from './sandbox/sandbox-endpoint.js';
 export type {
   ReleaseSandboxOptions,
@@ -147,6 +139,7 @@ export {
 export {
   BaseWorkspace,
   type BaseWorkspaceOptions,
+  type CapabilityHookOptions,
   type CommandRequest,
   DEFAULT_COMMAND_TIMEOUT_MS,
 } from './workspace/base-workspace.js';
@@ -164,7 +157,19 @@ export {
   type WorkspaceDirectoryEntry,
   type WorkspacePathInfo,
 } from './workspace/path-inspection.js';
+export {
+  type BrowseOptions,
+  type BrowserObservation,
+  type IPythonObservation,
+  type RuntimeActionOptions,
+  type RuntimeActions,
+  runtimeActionsOf,
+} from './workspace/runtime-actions.js';
 export type { ExecuteCommandOptions, Workspace } from './workspace/workspace.js';
+export {
+  NO_WORKSPACE_CAPABILITIES,
+  type WorkspaceCapabilities,
+} from './workspace/workspace-capabilities.js';
 export {
   type DescribedWorkspaceIdentity,
   type WorkspaceAccessMode,

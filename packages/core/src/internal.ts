@@ -1,7 +1,8 @@
 /**
  * Primitives the agent-server and the sibling packages of this monorepo (docker, ...) build on:
  * confined path walks, the atomic file writer, the local command runner, the sandbox lifecycle's
- * helpers. Not for applications: this entry has no semver promise and may change in any
+ * helpers, the HTTP client of our servers (`HttpServerClient`, `AgentServerClient`) and the
+ * signal helpers (`timeoutSignal`, `anySignal`). Not for applications: this entry has no semver promise and may change in any
  * release. Applications, and authors of new workspace types, use `@agent-workspace/core`.
  *
  * @packageDocumentation
@@ -35,6 +36,7 @@ export {
   writeStreamAtomic,
 } from './fs/write-stream-atomic.js';
 export { type GitResult, type RunGitOptions, runGit } from './git/run-git.js';
+export { anySignal } from './internal/any-signal.js';
 export {
   type ArchiveProblem,
   archiveEntryError,
@@ -48,6 +50,7 @@ export {
 export { type PackDirectoryOptions, packDirectory } from './internal/archive/pack-directory.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
+export { MAX_TIMER_MS } from './internal/max-timer-ms.js';
 export {
   type ChildEnvironmentOptions,
   childEnvironment,
@@ -55,6 +58,7 @@ export {
 } from './internal/process/child-environment.js';
 export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';
 export { signalProcessGroup } from './internal/process/kill-process-group.js';
+export { shellQuote } from './internal/process/shell-quote.js';
 export {
   type ChildExit,
   type SpawnChildOptions,
@@ -70,8 +74,28 @@ export {
   type StartLocalCommandOptions,
   startLocalCommand,
 } from './local/start-local-command.js';
+export {
+  AgentServerClient,
+  type AgentServerClientOptions,
+  type AgentServerReply,
+  type AgentServerRequest,
+} from './remote/agent-server-client.js';
 export { type ErrorReplyBody, errorDetail, truncateDetail } from './remote/error-detail.js';
-export { type HttpStatusErrorOptions, httpStatusError } from './remote/http-status-error.js';
+export {
+  HttpServerClient,
+  type HttpServerClientOptions,
+  type HttpServerKey,
+  type HttpServerReply,
+  type HttpServerRequest,
+  type ReplyParser,
+} from './remote/http-server-client.js';
+export {
+  type HttpStatusErrorOptions,
+  httpStatusError,
+  REST_REFUSAL_CODES,
+  type StatusErrorCode,
+} from './remote/http-status-error.js';
+export { parseRetryAfter } from './remote/parse-retry-after.js';
 export { type TransportErrorOptions, transportError } from './remote/transport-error.js';
 export { type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';
 export { describeSandboxState, isSandboxGone } from './sandbox/sandbox-state.js';

@@ -20,6 +20,9 @@ describe.skipIf(!dockerAvailable)('agent-workspace-docker build-image', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^agent-workspace\/agent-server:[0-9a-f]{12}$/);
     expect(result.stderr).toContain(result.stdout);
+    // The stable name the READMEs use names the image just built.
+    const latest = await new Docker().getImage('agent-workspace/agent-server:latest').inspect();
+    expect(latest.Id).toBe((await new Docker().getImage(result.stdout).inspect()).Id);
   });
 
   it('exits 1 with the error code when the build cannot run', async () => {

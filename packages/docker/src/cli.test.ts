@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +34,27 @@ describe('agent-workspace-docker', () => {
     expect(badBase.stderr).toContain(
       'agent-workspace-docker [INVALID_ARGUMENT]: --base-image is not a valid image reference ("Bad Name"): it contains whitespace',
     );
+    const emptyDir = await mkdtemp(path.join(os.tmpdir(), 'agent-server-dir-'));
+    try {
+      const noBundle = await execa(
+        tsx,
+        [
+          path.join(import.meta.dirname, 'cli.ts'),
+          'build-image',
+          '--base-image',
+          'b',
+          '--agent-server-dir',
+          emptyDir,
+        ],
+        { reject: false, env },
+      );
+      expect(noBundle.exitCode).toBe(1);
+      expect(noBundle.stderr).toContain(
+        `agent-workspace-docker [PROVISIONING_ERROR]: the agent-server image cannot be built: ${path.join(emptyDir, 'Dockerfile')} is missing`,
+      );
+    } finally {
+      await rm(emptyDir, { recursive: true, force: true });
+    }
     const badTag = await runCli('build-base-image', '--tag', 'Upper/Case');
     expect(badTag.exitCode).toBe(2);
     expect(badTag.stderr).toContain('--tag is not a valid image reference ("Upper/Case")');

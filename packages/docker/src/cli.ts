@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { WorkspaceError } from '@agent-workspace/core';
+import Docker from 'dockerode';
 import { CLI_USAGE, type CliCommand, parseCliArgs } from './cli/parse-cli-args.js';
 import { createProgressPrinter } from './cli/progress-printer.js';
+import { AGENT_SERVER_IMAGE_REPOSITORY } from './image/agent-server-image-tag.js';
 import { buildAgentServerImage } from './image/build-agent-server-image.js';
 import { buildBaseImage } from './image/build-base-image.js';
+import type { BuiltImage } from './image/image-progress.js';
+import { tagImage } from './image/tag-image.js';
+
+/** The name `build-image` also gives the image it builds: a stable name for configs and docs. */
+const LATEST_AGENT_SERVER_IMAGE = `${AGENT_SERVER_IMAGE_REPOSITORY}:latest`;
 
 /** ` [CODE]` of a `WorkspaceError`, for the message line; empty for anything else. */
 function codeOf(error: unknown): string {
@@ -40,12 +47,17 @@ async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const printer = createProgressPrinter(process.stderr);
-  const common = { signal: controller.signal, onProgress: printer.onProgress };
+  const docker = new Docker();
+  const common = { docker, signal: controller.signal, onProgress: printer.onProgress };
   try {
-    const image =
-      command.kind === 'build-base-image'
-        ? await buildBaseImage({ ...common, ...command })
-        : await buildAgentServerImage({ ...common, ...command });
+    let image: BuiltImage;
+    if (command.kind === 'build-base-image') {
+      image = await buildBaseImage({ ...common, ...command });
+    } else {
+      const built = await buildAgentServerImage({ ...common, ...command });
+      await tagImage(docker, built.imageId, LATEST_AGENT_SERVER_IMAGE);
+      image = built;
+    }
     printer.close();
     process.stdout.write(`${image.tag}\n`);
     return 0;

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsumerProject, createConsumerProject } from './test-support/consumer-project.js';
+import { matchInstalled } from './test-support/installed-packages.js';
 import { type LocalRegistry, startLocalRegistry } from './test-support/local-registry.js';
 import { type PublishedPackage, publishPackages } from './test-support/publish-packages.js';
 import { inspectShippedFiles } from './test-support/shipped-files.js';
@@ -16,17 +17,54 @@ const tsc = path.join(repoDir, 'node_modules', 'typescript', 'bin', 'tsc');
 /** Kept between runs: a package whose content did not change is not published again. */
 const storageDir = path.join(packageDir, 'node_modules', '.cache', 'registry', 'storage');
 
-/** Each public package, by folder, with an export a `require()` must find. */
-const PACKAGES = [
-  { folder: 'protocol', requiredExport: 'bashEventFromWire' },
-  { folder: 'core', requiredExport: 'LocalWorkspace' },
-  { folder: 'agent-server', requiredExport: 'createAgentServer' },
-  { folder: 'docker', requiredExport: 'DockerWorkspace' },
-  { folder: 'git-workspaces', requiredExport: 'GitWorkspace' },
-  { folder: 'remote-api', requiredExport: 'RemoteAPIWorkspace' },
-  { folder: 'runtime-plugins', requiredExport: 'PluginHost' },
-  { folder: 'sdk', requiredExport: 'Agent' },
-] as const;
+/** Where the install sizes of one run are written, beside the other test results. */
+const sizesFile = path.join(repoDir, '.test-results', 'install-sizes.json');
+
+/** The runtime plugins' heavy libraries: optional peers of runtime-plugins, deps of the server. */
+const PLUGIN_LIBRARIES = ['zeromq', 'playwright-core', 'turndown'];
+/** The HTTP server and the LLM libraries: only the servers and the SDK need them. */
+const SERVER_AND_LLM = ['fastify', 'ai', '@ai-sdk/*'];
+const HEAVY = [...SERVER_AND_LLM, ...PLUGIN_LIBRARIES];
+
+/**
+ * Each public package, by folder, with an export a `require()` must find, the packages (name or
+ * `@scope/*`) installing it alone must not bring, and those it must.
+ */
+const PACKAGES: readonly {
+  folder: string;
+  requiredExport: string;
+  absent: readonly string[];
+  present?: readonly string[];
+}[] = [
+  { folder: 'protocol', requiredExport: 'bashEventFromWire', absent: HEAVY },
+  { folder: 'core', requiredExport: 'LocalWorkspace', absent: HEAVY },
+  {
+    folder: 'agent-server',
+    requiredExport: 'createAgentServer',
+    absent: [],
+    // `npx agent-server --plugin python` works after installing it alone.
+    present: ['fastify', 'ai', ...PLUGIN_LIBRARIES],
+  },
+  {
+    folder: 'docker',
+    requiredExport: 'DockerWorkspace',
+    absent: [...HEAVY, '@agent-workspace/agent-server'],
+  },
+  { folder: 'git-workspaces', requiredExport: 'GitWorkspace', absent: HEAVY },
+  {
+    folder: 'remote-api',
+    requiredExport: 'RemoteAPIWorkspace',
+    absent: [...HEAVY, 'dockerode', '@agent-workspace/agent-server', '@agent-workspace/docker'],
+  },
+  {
+    folder: 'runtime-api',
+    requiredExport: 'createRuntimeApiServer',
+    absent: [],
+    present: ['fastify', 'dockerode'],
+  },
+  { folder: 'runtime-plugins', requiredExport: 'PluginHost', absent: HEAVY },
+  { folder: 'sdk', requiredExport: 'Agent', absent: ['fastify', ...PLUGIN_LIBRARIES] },
+];
 
 /** The fields of a published version's manifest this test reads. */
 interface PublishedManifest {
@@ -39,6 +77,8 @@ describe('every public package, published to a registry and installed alone', ()
   let registry: LocalRegistry;
   let stagingDir: string;
   let published: PublishedPackage[];
+  /** Bytes of `node_modules` after installing each package alone, by package name. */
+  const installSizes = new Map<string, { bytes: number; packages: number }>();
 
   beforeAll(async () => {
     for (const { folder } of PACKAGES) {
@@ -53,6 +93,16 @@ describe('every public package, published to a registry and installed alone', ()
   afterAll(async () => {
     await registry?.[Symbol.asyncDispose]();
     if (stagingDir) await rm(stagingDir, { recursive: true, force: true });
+    if (installSizes.size === 0) return;
+    const rows = [...installSizes].map(([name, size]) => ({
+      package: name,
+      bytes: size.bytes,
+      MB: Number((size.bytes / 1e6).toFixed(1)),
+      packages: size.packages,
+    }));
+    console.table(rows);
+    await mkdir(path.dirname(sizesFile), { recursive: true });
+    await writeFile(sizesFile, `${JSON.stringify(rows, null, 2)}\n`);
   });
 
   it('publishes exactly the public packages, at one version, with internal ranges resolved', async () => {
@@ -75,7 +125,7 @@ describe('every public package, published to a registry and installed alone', ()
     }
   });
 
-  for (const { folder, requiredExport } of PACKAGES) {
+  for (const { folder, requiredExport, absent, present = [] } of PACKAGES) {
     const name = `@agent-workspace/${folder}`;
 
     describe(name, () => {
@@ -91,6 +141,10 @@ describe('every public package, published to a registry and installed alone', ()
         await project.add(path.join(consumersDir, `${folder}.smoke.mjs`), 'smoke.mjs');
         await project.add(path.join(consumersDir, `${folder}.consumer.ts`), 'consumer.ts');
         await project.add(path.join(consumersDir, 'tsconfig.consumer.json'), 'tsconfig.json');
+        installSizes.set(name, {
+          bytes: project.installed.bytes,
+          packages: project.installed.names.size,
+        });
       });
 
       afterAll(async () => {
@@ -107,8 +161,17 @@ describe('every public package, published to a registry and installed alone', ()
         expect(missingSources).toEqual([]);
       });
 
+      it('brings only the libraries it needs', () => {
+        expect(matchInstalled(project.installed, absent), 'installed, but not needed').toEqual([]);
+        expect(matchInstalled(project.installed, present), 'needed, but not installed').toEqual(
+          present,
+        );
+      });
+
       it('runs its smoke script', async () => {
-        const result = await project.run('node', ['smoke.mjs']);
+        // runtime-plugins alone has no zeromq (an optional peer): its python plugin says so.
+        const args = folder === 'runtime-plugins' ? ['smoke.mjs', 'without-zeromq'] : ['smoke.mjs'];
+        const result = await project.run('node', args);
         expect(result.all).toContain(`${folder} ok`);
         expect(result.exitCode, result.all).toBe(0);
       });
@@ -124,6 +187,23 @@ describe('every public package, published to a registry and installed alone', ()
         expect(result.stderr).toBe('');
         expect(result.stdout).toBe('function');
       });
+
+      if (folder === 'runtime-plugins') {
+        it('runs the python plugin once the user installs zeromq', async () => {
+          const install = await project.run('npm', [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            '--loglevel=error',
+            'zeromq@^6.5.0',
+          ]);
+          expect(install.exitCode, install.all).toBe(0);
+          const result = await project.run('node', ['smoke.mjs']);
+          expect(result.all).toContain('runtime-plugins ok');
+          expect(result.exitCode, result.all).toBe(0);
+        });
+      }
     });
   }
 });

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '@agent-workspace/core/internal';
 import { type Dispatcher, request } from 'undici';
 
 export {
@@ -38,12 +39,11 @@ export interface CallOptions {
  */
 export async function call(url: string, options: CallOptions = {}): Promise<Answer> {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
   const response = await request(url, {
     method: options.method ?? 'GET',
     headers: { connection: 'close', ...options.headers },
     body: options.body as never,
-    signal: AbortSignal.any(signals),
+    signal: timeoutSignal({ timeoutMs, signal: options.signal }),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),

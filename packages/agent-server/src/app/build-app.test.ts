@@ -83,6 +83,23 @@ describe('buildApp', () => {
       expect(api.status).toBe(404);
       expect(await api.json()).toEqual({ detail: 'Not Found' });
     });
+
+    it('requires the key for every route of the authenticated group, whatever its path', async () => {
+      // /execute_action is in the group without being under /api.
+      const action = await call('POST', '/execute_action');
+      expect(action.status).toBe(401);
+      expect(await action.json()).toEqual({ detail: 'Unauthorized' });
+      // A route matched through the group, also when its path is spelled differently.
+      for (const route of ['/api/plugins/browser/x', '/%61pi/plugins/browser/x']) {
+        const response = await call('GET', route);
+        expect(response.status, route).toBe(401);
+        await response.arrayBuffer();
+      }
+      // An unknown /api path asks for the key first: which routes exist is not told without it.
+      const unknown = await call('GET', '/api/no/such/route');
+      expect(unknown.status).toBe(401);
+      await unknown.arrayBuffer();
+    });
   });
 
   describe('CORS', () => {

@@ -1,5 +1,4 @@
 import {
-  AGENT_SERVER_ROUTES,
   GIT_CHANGES_TRUNCATED_HEADER,
   httpErrorBody,
   SESSION_API_KEY_HEADER,
@@ -9,8 +8,9 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import websocket from '@fastify/websocket';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import { registerActionRoutes } from '../routes/action-routes.js';
 import { registerArchiveRoutes } from '../routes/archive-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
@@ -25,27 +25,13 @@ import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
 import { registerEventsSocket } from '../sockets/events-socket.js';
 import { registerExecSocket } from '../sockets/exec-socket.js';
 import { VERSION } from '../version.js';
-import { createHttpApp } from './create-http-app.js';
+import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
 import { watchRequestBody } from './watch-request-body.js';
 import { type SchemaComponents, wireSchemaComponents } from './wire-schema-components.js';
-
-/**
- * True for requests that need a session key: `/api/*` and `/execute_action`, judged by the raw
- * URL and by the route matched (which sees through percent-encoding such as `/%61pi/...`).
- * Health, docs and websockets (first-frame auth) stay open, as in OpenHands.
- */
-function isApiRequest(request: FastifyRequest): boolean {
-  const route = request.routeOptions.url;
-  return (
-    request.url.startsWith('/api/') ||
-    !!route?.startsWith('/api/') ||
-    route === AGENT_SERVER_ROUTES.executeAction
-  );
-}
 
 /** Largest JSON request body: a command (128 KiB) and its environment (256 KiB) fit easily. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -56,15 +42,37 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** Most parts (files and fields) one multipart body may hold. */
 const MAX_MULTIPART_PARTS = 100;
 
-/** Builds the Fastify app with every plugin and route; the caller listens. */
-export async function buildApp(context: ServerContext): Promise<FastifyInstance> {
-  const { options } = context;
-  const app = createHttpApp({
+/** The agent-server's Fastify app with its limits and logger, before any plugin or route. */
+export function createAgentServerApp(options: ResolvedAgentServerOptions): HttpApp {
+  return createHttpApp({
     logLevel: options.logLevel,
     bodyLimit: MAX_JSON_BODY_BYTES,
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
     maxConnections: options.maxConnections,
   });
+}
+
+/**
+ * An `onRequest` hook that answers 401 `{"detail":"Unauthorized"}` unless the request carries a
+ * valid session key (CORS preflights pass). Added inside the authenticated route group only.
+ */
+export function requireSessionKey(context: ServerContext) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!context.auth.required || request.method === 'OPTIONS') return;
+    if (!context.auth.check(request.headers[SESSION_KEY_HEADER_NAME])) {
+      await reply.status(401).send(httpErrorBody('Unauthorized'));
+    }
+  };
+}
+
+/**
+ * Registers every plugin and route of the agent-server on `app` (from
+ * {@link createAgentServerApp}); the caller listens. The `/api` routes and `/execute_action`
+ * form one encapsulated group whose `onRequest` hook requires the session key; health, server
+ * info, docs and the websockets (first-frame auth) are registered outside it, as in OpenHands.
+ */
+export async function buildApp(app: HttpApp, context: ServerContext): Promise<void> {
+  const { options } = context;
 
   const dockerHostAddr = process.env.DOCKER_HOST_ADDR;
   await app.register(cors, {
@@ -117,30 +125,35 @@ export async function buildApp(context: ServerContext): Promise<FastifyInstance>
   app.addHook('onRequest', async (request, reply) => {
     watchRequestBody(request, reply, bodyLimits);
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!context.authRequired || request.method === 'OPTIONS' || !isApiRequest(request)) return;
-    if (!context.checkSessionKey(request.headers[SESSION_KEY_HEADER_NAME])) {
-      return reply.status(401).send(httpErrorBody('Unauthorized'));
-    }
-  });
-
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(async (scope) => {
-    registerServerDetailsRoutes(scope, context);
-    registerBashRoutes(scope, context);
-    registerFileRoutes(scope, context);
-    registerGitRoutes(scope, context);
-    registerConversationRoutes(scope, context);
-    registerConversationEventRoutes(scope, context);
-    registerActionRoutes(scope, context);
-    registerPluginRoutes(scope, context);
-    registerBashEventsSocket(scope, context);
-    registerEventsSocket(scope, context);
-    if (options.extensions) {
-      registerWorkspaceIdentityRoutes(scope, context);
-      registerArchiveRoutes(scope, context);
-      registerExecSocket(scope, context);
-    }
+  await app.register(async (open) => {
+    registerServerDetailsRoutes(open, context);
+    registerBashEventsSocket(open, context);
+    registerEventsSocket(open, context);
+    if (options.extensions) registerExecSocket(open, context);
+    await open.register(async (api) => {
+      api.addHook('onRequest', requireSessionKey(context));
+      registerBashRoutes(api, context);
+      registerFileRoutes(api, context);
+      registerGitRoutes(api, context);
+      registerConversationRoutes(api, context);
+      registerConversationEventRoutes(api, context);
+      registerActionRoutes(api, context);
+      registerPluginRoutes(api, context);
+      if (options.extensions) {
+        registerWorkspaceIdentityRoutes(api, context);
+        registerArchiveRoutes(api, context);
+      }
+    });
+    // Unknown paths under `/api` ask for the key too: without it, no route's existence is told.
+    await open.register(
+      async (misses) => {
+        misses.addHook('onRequest', requireSessionKey(context));
+        misses.setNotFoundHandler((_request, reply) =>
+          reply.status(404).send(httpErrorBody('Not Found')),
+        );
+      },
+      { prefix: '/api' },
+    );
   });
-  return app;
 }

@@ -32,3 +32,22 @@ export function createSessionKeyChecker(
     return match;
   };
 }
+
+/** The server's session-key check, as routes and sockets use it. */
+export interface SessionAuth {
+  /** True when a session key is required (some key or digest is configured). */
+  required: boolean;
+  /** Constant-time check of a candidate key; see {@link createSessionKeyChecker}. */
+  check: (candidate: unknown) => boolean;
+}
+
+/** The {@link SessionAuth} of the configured keys and key digests. */
+export function createSessionAuth(
+  keys: readonly string[],
+  options: SessionKeyCheckerOptions = {},
+): SessionAuth {
+  return {
+    required: keys.length + (options.hashes?.length ?? 0) > 0,
+    check: createSessionKeyChecker(keys, options),
+  };
+}

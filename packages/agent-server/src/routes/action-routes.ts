@@ -1,4 +1,5 @@
 import { WorkspaceError } from '@agent-workspace/core';
+import { anySignal } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
   executeActionRequestWireSchema,
@@ -46,7 +47,7 @@ export function registerActionRoutes(app: FastifyInstance, context: ServerContex
       const { action } = request.body as z.infer<typeof executeActionRequestWireSchema>;
       try {
         return await context.track(
-          service.execute(action, AbortSignal.any([cancel.signal, context.shutdownSignal])),
+          service.execute(action, anySignal([cancel.signal, context.shutdownSignal])),
         );
       } catch (error) {
         throw actionHttpError(error, reply);

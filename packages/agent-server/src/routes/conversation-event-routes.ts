@@ -11,7 +11,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
-import { conversationServiceOf } from '../conversations/conversation-service-of.js';
 import {
   countConversationEvents,
   searchConversationEvents,
@@ -52,7 +51,7 @@ export function registerConversationEventRoutes(
   app: FastifyInstance,
   context: ServerContext,
 ): void {
-  const service = conversationServiceOf(context, app);
+  const service = context.conversations;
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { use } = conversationAccess(context, service);
 

@@ -14,7 +14,6 @@ import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
 import type { ServerContext } from '../app/server-context.js';
 import { conversationStatus, describeConversation } from '../conversations/conversation-info.js';
-import { conversationServiceOf } from '../conversations/conversation-service-of.js';
 import {
   conversationAccess,
   conversationIdParams as idParams,
@@ -48,7 +47,7 @@ const batchQuery = z.object({
  * "Conversations".
  */
 export function registerConversationRoutes(app: FastifyInstance, context: ServerContext): void {
-  const service = conversationServiceOf(context, app);
+  const service = context.conversations;
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { found, use } = conversationAccess(context, service);
 

@@ -35,9 +35,9 @@ function deprecatedSessionKey(request: FastifyRequest): unknown {
  */
 export function rejectInvalidDeprecatedKey(context: ServerContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!context.authRequired) return;
+    if (!context.auth.required) return;
     const key = deprecatedSessionKey(request);
-    if (key !== undefined && !context.checkSessionKey(key)) {
+    if (key !== undefined && !context.auth.check(key)) {
       await reply.status(403).send(httpErrorBody('Authentication failed'));
     }
   };
@@ -56,7 +56,7 @@ export function authenticateSocket(
   context: ServerContext,
   handlers: AuthenticatedSocketHandlers,
 ): void {
-  let authenticated = !context.authRequired || deprecatedSessionKey(request) !== undefined;
+  let authenticated = !context.auth.required || deprecatedSessionKey(request) !== undefined;
   let failed = false;
   const fail = (): void => {
     failed = true;
@@ -70,7 +70,7 @@ export function authenticateSocket(
     const auth = frame.ok ? websocketAuthFrameWireSchema.safeParse(frame.value) : undefined;
     if (!authenticated) {
       clearTimeout(timer);
-      if (!auth?.success || !context.checkSessionKey(auth.data.session_api_key)) {
+      if (!auth?.success || !context.auth.check(auth.data.session_api_key)) {
         fail();
         return;
       }

@@ -11,7 +11,6 @@ import { z } from 'zod';
 import { requireWebsocketHandshake } from '../app/protocol-errors.js';
 import type { ServerContext } from '../app/server-context.js';
 import { fullState } from '../conversations/conversation-info.js';
-import { conversationServiceOf } from '../conversations/conversation-service-of.js';
 import { authenticateSocket, rejectInvalidDeprecatedKey } from './authenticate-socket.js';
 import { describeFrameError } from './describe-frame-error.js';
 
@@ -49,7 +48,7 @@ const querySchema = z.object({
  * `run: true`; a bad one is answered with a `ServerErrorEvent`.
  */
 export function registerEventsSocket(app: FastifyInstance, context: ServerContext): void {
-  const service = conversationServiceOf(context, app);
+  const service = context.conversations;
   app.withTypeProvider<ZodTypeProvider>().get(
     AGENT_SERVER_ROUTES.conversationEventsSocket,
     {

@@ -23,9 +23,9 @@ export interface RawExchange {
 /** Options of {@link rawExchange}. */
 export interface RawExchangeOptions {
   /** Upper bound of the wait, default 15 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Wait for the connection to close after the response (up to the timeout). */
-  waitForClose?: boolean;
+  waitForClose?: boolean | undefined;
 }
 
 /** Opens a TCP connection to a server on loopback. */

@@ -15,7 +15,7 @@ export interface WorkspaceErrorOptions {
   message: string;
   cause?: unknown;
   /** Extra structured facts (field name, status code, path, ...). */
-  details?: Record<string, unknown>;
+  details?: Record<string, unknown> | undefined;
 }
 
 /**

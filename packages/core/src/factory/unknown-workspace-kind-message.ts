@@ -1,10 +1,40 @@
+/** A workspace kind that a package of this project registers when it is imported. */
+export interface ShippedWorkspaceKind {
+  /** The `kind` of its configs. */
+  kind: string;
+  /** The package whose import registers it. */
+  packageName: string;
+  /** The function that package exports to register it again (it does nothing the second time). */
+  register: string;
+}
+
 /**
- * Kinds that a package of this repository registers when it is imported, with that package.
- * Only kinds that exist are listed; add a row with each new workspace package.
+ * The kinds this project ships outside core (core registers `local` and `remote` itself). Add a
+ * row with each new workspace package; `scripts/workspace-kinds.test.mjs` checks the rows
+ * against the `registerWorkspaceType` calls of the packages.
  */
-export const WORKSPACE_KIND_PACKAGES: ReadonlyMap<string, string> = new Map([
-  ['docker', '@agent-workspace/docker'],
-]);
+export const SHIPPED_WORKSPACE_KINDS: readonly ShippedWorkspaceKind[] = [
+  {
+    kind: 'docker',
+    packageName: '@agent-workspace/docker',
+    register: 'registerDockerWorkspaceType',
+  },
+  {
+    kind: 'remote-api',
+    packageName: '@agent-workspace/remote-api',
+    register: 'registerRemoteApiWorkspaceType',
+  },
+  {
+    kind: 'worktree',
+    packageName: '@agent-workspace/git-workspaces',
+    register: 'registerGitWorkspaceTypes',
+  },
+  {
+    kind: 'clone',
+    packageName: '@agent-workspace/git-workspaces',
+    register: 'registerGitWorkspaceTypes',
+  },
+];
 
 /** Options of {@link unknownWorkspaceKindMessage}. */
 export interface UnknownWorkspaceKindMessageOptions {
@@ -16,7 +46,8 @@ export interface UnknownWorkspaceKindMessageOptions {
 
 /**
  * The message of an `UNKNOWN_WORKSPACE_KIND` error: names the package to import when one of
- * ours registers `kind`, otherwise reminds that `registerWorkspaceType()` must come first.
+ * ours registers `kind`, otherwise lists the kinds the project ships with their packages and
+ * reminds that `registerWorkspaceType()` must come first for a custom kind.
  */
 export function unknownWorkspaceKindMessage({
   kind,
@@ -24,9 +55,14 @@ export function unknownWorkspaceKindMessage({
 }: UnknownWorkspaceKindMessageOptions): string {
   const known = `registered kinds: ${registered.join(', ')}`;
   const unregistered = `no workspace type of kind "${kind}" is registered`;
-  const owner = WORKSPACE_KIND_PACKAGES.get(kind);
-  if (owner !== undefined) {
-    return `${unregistered}; "${kind}" is registered by ${owner}: import '${owner}' first (${known})`;
+  const shipped = SHIPPED_WORKSPACE_KINDS.find((row) => row.kind === kind);
+  if (shipped !== undefined) {
+    const { packageName, register } = shipped;
+    return `${unregistered}; "${kind}" is registered by ${packageName}: import '${packageName}' first (or call its ${register}()) (${known})`;
   }
-  return `${unregistered} (${known}); register a custom type with registerWorkspaceType() before createWorkspace()`;
+  const others = SHIPPED_WORKSPACE_KINDS.filter((row) => !registered.includes(row.kind))
+    .map((row) => `"${row.kind}" (import '${row.packageName}')`)
+    .join(', ');
+  const ours = others.length > 0 ? `; kinds this project ships: ${others}` : '';
+  return `${unregistered} (${known})${ours}; register a custom type with registerWorkspaceType() before createWorkspace()`;
 }

@@ -28,7 +28,7 @@ export function locateFileForWrite(
   walker: PathWalker,
   input: string,
   field: string,
-  options: { createParents?: boolean } = {},
+  options: { createParents?: boolean | undefined } = {},
 ): FileDestination {
   const walk = walker.begin(input, field, { createParents: options.createParents ?? true });
   if (input.endsWith('/')) {

@@ -83,7 +83,7 @@ export class PathWalker {
   begin(
     input: string,
     field: string,
-    options: { createParents?: boolean; stopAtMissing?: boolean } = {},
+    options: { createParents?: boolean | undefined; stopAtMissing?: boolean | undefined } = {},
   ): Walk {
     return {
       input,

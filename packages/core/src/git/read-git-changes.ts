@@ -26,9 +26,9 @@ export interface ReadGitChangesOptions {
    */
   path: string;
   /** Base ref; default: the display policy (see {@link resolveBaseRef}). */
-  ref?: string;
+  ref?: string | undefined;
   /** Aborting kills the running git call and rejects with `ABORTED`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Run every git call inside this sandbox (`path` must be visible there). The directory
    * walks and `.git` probes of this function stay on the host.

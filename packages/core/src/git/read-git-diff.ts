@@ -26,13 +26,13 @@ export interface ReadGitDiffOptions {
   /** Absolute path of a file inside a repository (it may have been deleted). */
   path: string;
   /** Base ref; mutually exclusive with `commit`. Default: the display policy. */
-  ref?: string;
+  ref?: string | undefined;
   /** Base commit sha (4..64 hex); mutually exclusive with `ref`. */
-  commit?: string;
+  commit?: string | undefined;
   /** Aborting kills the running git call and rejects with `ABORTED`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Largest content accepted on either side; default {@link DEFAULT_MAX_DIFF_FILE_BYTES}. */
-  maxFileBytes?: number;
+  maxFileBytes?: number | undefined;
   /**
    * Run every git call inside this sandbox (`path` must be visible there). The file itself is
    * read on the host.

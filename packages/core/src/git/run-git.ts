@@ -19,11 +19,11 @@ export interface RunGitOptions {
   /** Aborting kills git and rejects with a `WorkspaceError` of code `ABORTED`. */
   signal?: AbortSignal | undefined;
   /** Default {@link GIT_TIMEOUT_MS}. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Text written to git's standard input. */
-  input?: string;
+  input?: string | undefined;
   /** Largest accepted standard output (and error), in bytes; git is killed past it. Default 100 MB. */
-  maxBuffer?: number;
+  maxBuffer?: number | undefined;
   /** Run git inside this sandbox (`cwd` is then the path inside it). */
   sandbox?: CommandSandbox | undefined;
   /**

@@ -5,7 +5,7 @@ export interface BackoffOptions {
   /** Largest delay, in milliseconds. */
   maxMs: number;
   /** Growth per step. Default 2. */
-  factor?: number;
+  factor?: number | undefined;
 }
 
 /**

@@ -40,6 +40,22 @@ describe('timeoutSignal', () => {
     );
   });
 
+  it('aborts with the first of several parents, and clamps a delay setTimeout cannot hold', async () => {
+    const first = new AbortController();
+    const second = new AbortController();
+    const child = timeoutSignal({
+      timeoutMs: 60_000,
+      signals: [first.signal, undefined, second.signal],
+    });
+    second.abort(new Error('second'));
+    first.abort(new Error('first'));
+    expect(child.reason).toEqual(new Error('second'));
+    // Past 2^31 - 1 ms, Node would fire the timer at once.
+    const far = timeoutSignal({ timeoutMs: 2 ** 40 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(far.aborted).toBe(false);
+  });
+
   it('still ends a hung request after garbage collection (nodejs/node#57736)', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

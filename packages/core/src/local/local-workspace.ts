@@ -13,25 +13,26 @@ import {
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { readGitChanges } from '../git/read-git-changes.js';
 import { readGitDiff } from '../git/read-git-diff.js';
+import { anySignal } from '../internal/any-signal.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
-import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
-import { assertDirectoryWritable, callerDirectory } from '../workspace/check-directory-transfer.js';
-import type {
-  DirectoryTransfer,
-  DirectoryTransferOptions,
-  DirectoryTransferResult,
-} from '../workspace/directory-transfer.js';
+import {
+  BaseWorkspace,
+  type CapabilityHookOptions,
+  type CommandRequest,
+} from '../workspace/base-workspace.js';
+import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
 import { runLocalCommand } from './run-local-command.js';
 
 /** Options of {@link LocalWorkspace}. */
 export interface LocalWorkspaceOptions {
   /** Directory relative paths resolve against. Relative values resolve against `process.cwd()`. Default `process.cwd()`. */
-  workingDir?: string;
+  workingDir?: string | undefined;
   /** Cap on captured bytes per stream; the tail is kept. Default 10 MiB. */
-  maxOutputBytes?: number;
+  maxOutputBytes?: number | undefined;
   /** Variables merged over `process.env` for every command (a command's own `env` wins). */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /**
    * Run commands and git in a {@link BubblewrapSandbox} around `workingDir` (Linux only):
    * `true`, or its `network` (`true`, `false` or `{ allowHosts }`), `onEgressRefused`,
@@ -44,6 +45,12 @@ export interface LocalWorkspaceOptions {
   sandbox?: true | LocalSandboxOptions | undefined;
 }
 
+/** What every {@link LocalWorkspace} supports beyond the core contract. */
+const LOCAL_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
+  directoryTransfer: true,
+  runtimeActions: false,
+});
+
 /** The proxy user name of a {@link LocalWorkspace}'s commands (see `proxyEnvironment`). */
 const COMMAND_EGRESS_SOURCE = 'command';
 
@@ -53,8 +60,9 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
 /**
  * A workspace on this machine. Commands run with `bash -c` in their own process group, so a
  * timeout or abort kills the whole tree; files are copied by streaming and written atomically,
- * whole directories too ({@link DirectoryTransfer}, a local copy by the same rules as an
- * agent-server's archives).
+ * whole directories too (the `directoryTransfer` capability: a local copy by the same rules as
+ * an agent-server's archives). It runs no runtime plugins (`executeAction` and the typed actions
+ * reject with `NOT_SUPPORTED`); `pause()` and `resume()` resolve at once.
  *
  * @example
  * ```ts
@@ -62,7 +70,7 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * const result = await workspace.executeCommand('ls -la');
  * ```
  */
-export class LocalWorkspace extends BaseWorkspace implements DirectoryTransfer {
+export class LocalWorkspace extends BaseWorkspace {
   /** `local`; a subclass (a worktree, a scratch directory) may name its own kind. */
   readonly kind: string = 'local';
   readonly #maxOutputBytes: number;
@@ -89,13 +97,18 @@ export class LocalWorkspace extends BaseWorkspace implements DirectoryTransfer {
     setMaxListeners(0, this.#closing.signal);
   }
 
+  /** Whole directories, no runtime plugins. */
+  override get capabilities(): WorkspaceCapabilities {
+    return LOCAL_CAPABILITIES;
+  }
+
   protected async runCommand(request: CommandRequest): Promise<CommandResult> {
     const closing = this.#closing.signal;
     const sandbox = await this.#commandSandbox();
     return runLocalCommand({
       ...request,
       env: { ...sandbox?.proxyEnvironment(COMMAND_EGRESS_SOURCE), ...this.#env, ...request.env },
-      signal: request.signal ? AbortSignal.any([request.signal, closing]) : closing,
+      signal: anySignal([request.signal, closing]),
       maxOutputBytes: this.#maxOutputBytes,
       sandbox,
     });
@@ -115,33 +128,20 @@ export class LocalWorkspace extends BaseWorkspace implements DirectoryTransfer {
     return copyFileAtomic({ sourcePath, destinationPath });
   }
 
-  /** Copies the directory `sourceDir` into `destinationDir` of the workspace. */
-  async uploadDirectory(
-    sourceDir: string,
-    destinationDir: string,
-    options: DirectoryTransferOptions = {},
+  protected override runUploadDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    options: CapabilityHookOptions,
   ): Promise<DirectoryTransferResult> {
-    this.assertOpen();
-    assertDirectoryWritable(this, this.kind);
-    return this.#copyDirectory(
-      callerDirectory(sourceDir, 'sourceDir'),
-      this.resolvePath(destinationDir, 'destinationDir'),
-      options.signal,
-    );
+    return this.#copyDirectory(sourcePath, destinationPath, options.signal);
   }
 
-  /** Copies the workspace's directory `sourceDir` into `destinationDir`. */
-  async downloadDirectory(
-    sourceDir: string,
-    destinationDir: string,
-    options: DirectoryTransferOptions = {},
+  protected override runDownloadDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    options: CapabilityHookOptions,
   ): Promise<DirectoryTransferResult> {
-    this.assertOpen();
-    return this.#copyDirectory(
-      this.resolvePath(sourceDir, 'sourceDir'),
-      callerDirectory(destinationDir, 'destinationDir'),
-      options.signal,
-    );
+    return this.#copyDirectory(sourcePath, destinationPath, options.signal);
   }
 
   protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
@@ -175,7 +175,7 @@ export class LocalWorkspace extends BaseWorkspace implements DirectoryTransfer {
     return copyDirectory({
       sourcePath,
       destinationPath,
-      signal: signal ? AbortSignal.any([signal, closing]) : closing,
+      signal: anySignal([signal, closing]),
     });
   }
 

@@ -6,6 +6,7 @@ import { checkCommandEnvironment, checkCommandText } from '@agent-workspace/prot
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { MAX_TIMER_MS } from '../internal/max-timer-ms.js';
 import { OutputCapture } from '../internal/output/output-capture.js';
 import { bashPath } from '../internal/process/bash-path.js';
 import {
@@ -21,9 +22,6 @@ import type { RunLocalCommandOptions } from './run-local-command-options.js';
  * is discarded, and the pipes are left open so that process is not hit by SIGPIPE.
  */
 export const OUTPUT_DRAIN_MS = 100;
-
-/** Largest delay `setTimeout` accepts (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Input of {@link startLocalCommand}. */
 export interface StartLocalCommandOptions extends RunLocalCommandOptions {

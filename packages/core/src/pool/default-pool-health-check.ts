@@ -1,4 +1,5 @@
 import { abortedError } from '../errors/aborted-error.js';
+import { anySignal } from '../internal/any-signal.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { runPoolHook } from './run-pool-hook.js';
 import type { PooledWorkspaceHookOptions } from './workspace-pool-options.js';
@@ -50,7 +51,7 @@ export async function probePoolMember<W extends Workspace>(
   try {
     const alive = await runPoolHook(
       ({ signal: hookSignal }) => healthCheck(workspace, { signal: hookSignal }),
-      { timeoutMs, signal: signal ? AbortSignal.any([signal, stop]) : stop },
+      { timeoutMs, signal: anySignal([signal, stop]) },
     );
     return alive === true;
   } catch (error) {

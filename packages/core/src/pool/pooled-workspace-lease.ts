@@ -48,6 +48,7 @@ const closers = new Set<PropertyKey>(['close', Symbol.asyncDispose]);
 const promiseMethods = new Set<PropertyKey>([
   ...['executeCommand', 'fileUpload', 'fileDownload', 'gitChanges', 'gitDiff', 'pause'],
   ...['resume', 'identity', 'agentServerEndpoint', 'uploadDirectory', 'downloadDirectory'],
+  ...['executeAction', 'runtimePlugins', 'browse', 'browseInteractive', 'runIpython'],
 ]);
 
 const AsyncFunction = (async () => {}).constructor;

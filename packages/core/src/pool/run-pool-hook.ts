@@ -1,3 +1,4 @@
+import { timeoutSignal } from '../internal/timeout-signal.js';
 import { raceSignal } from '../sandbox/race-signal.js';
 
 /** Options of {@link runPoolHook}. */
@@ -16,8 +17,7 @@ export function runPoolHook<T>(
   hook: (options: { signal: AbortSignal }) => Promise<T>,
   { timeoutMs, signal }: RunPoolHookOptions,
 ): Promise<T> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
+  const combined = timeoutSignal({ timeoutMs, signal });
   let running: Promise<T>;
   try {
     running = Promise.resolve(hook({ signal: combined }));

@@ -12,10 +12,10 @@ import {
   openLocalDirectory,
 } from '../internal/archive/open-local-directory.js';
 import { refuseReplacing } from '../internal/archive/refuse-replacing.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
-import { shellQuote } from './shell-quote.js';
 
 /** Options of {@link downloadDirectoryByListing}. */
 export interface DownloadDirectoryByListingOptions {

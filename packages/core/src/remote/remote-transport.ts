@@ -21,6 +21,8 @@ import {
 import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { anySignal } from '../internal/any-signal.js';
+import { timeoutSignal } from '../internal/timeout-signal.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import { AgentServerClient } from './agent-server-client.js';
@@ -93,7 +95,7 @@ export class RemoteTransport {
       {
         method: 'GET',
         path: AGENT_SERVER_ROUTES.serverInfo,
-        signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal,
+        signal: anySignal([signal, this.#closing.signal]),
       },
       serverInfoFromWire,
     );
@@ -111,7 +113,7 @@ export class RemoteTransport {
       {
         method: 'GET',
         path: AGENT_SERVER_ROUTES.workspaceIdentity,
-        signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal,
+        signal: anySignal([signal, this.#closing.signal]),
       },
       workspaceIdentityFromWire,
     );
@@ -133,10 +135,10 @@ export class RemoteTransport {
 
   /** True when `GET /health` answers 2xx within the connect timeout; never throws for that. */
   async alive(): Promise<boolean> {
-    const signal = AbortSignal.any([
-      this.#closing.signal,
-      AbortSignal.timeout(this.#options.connectTimeoutMs),
-    ]);
+    const signal = timeoutSignal({
+      timeoutMs: this.#options.connectTimeoutMs,
+      signal: this.#closing.signal,
+    });
     try {
       const reply = await this.#client.call({
         method: 'GET',
@@ -155,9 +157,7 @@ export class RemoteTransport {
     // A busy server (429, too many commands) ran nothing: try again within the command's time.
     return retryWhenBusy(() => this.#runOnce(request), {
       budgetMs: request.timeoutMs,
-      signal: request.signal
-        ? AbortSignal.any([request.signal, this.#closing.signal])
-        : this.#closing.signal,
+      signal: anySignal([request.signal, this.#closing.signal]),
     });
   }
 
@@ -235,7 +235,7 @@ export class RemoteTransport {
       executeRemoteAction({
         client: this.#client,
         action,
-        signal: signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal,
+        signal: anySignal([signal, this.#closing.signal]),
         requestTimeoutMs: this.#options.requestTimeoutMs,
       }),
     );
@@ -305,7 +305,7 @@ export class RemoteTransport {
       archives: boolean,
     ) => Promise<DirectoryTransferResult>,
   ): Promise<DirectoryTransferResult> {
-    const merged = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    const merged = anySignal([signal, this.#closing.signal]);
     return this.#track(
       (async () => {
         const archives = (await this.#serverCapabilities()).includes(DIRECTORY_ARCHIVE_CAPABILITY);

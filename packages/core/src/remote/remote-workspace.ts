@@ -11,18 +11,17 @@ import type {
 import { abortedError } from '../errors/aborted-error.js';
 import { positiveOption } from '../errors/positive-option.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
-import type { ActionExecutor, ExecuteActionOptions } from '../workspace/action-executor.js';
 import {
   type AgentServerEndpoint,
   agentServerEndpoint,
 } from '../workspace/agent-server-endpoint.js';
-import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
-import { assertDirectoryWritable, callerDirectory } from '../workspace/check-directory-transfer.js';
-import type {
-  DirectoryTransfer,
-  DirectoryTransferOptions,
-  DirectoryTransferResult,
-} from '../workspace/directory-transfer.js';
+import {
+  BaseWorkspace,
+  type CapabilityHookOptions,
+  type CommandRequest,
+} from '../workspace/base-workspace.js';
+import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import {
   type DescribedWorkspaceIdentity,
   type WorkspaceIdentityOptions,
@@ -31,17 +30,15 @@ import {
 import { agentServerBaseUrl } from './agent-server-base-url.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import type { RemoteTransport, RemoteTransportOptions } from './remote-transport.js';
-import {
-  type BrowseOptions,
-  type BrowserObservation,
-  type IPythonObservation,
-  type RuntimeActionOptions,
-  type RuntimeActions,
-  runtimeActionsOf,
-} from './runtime-actions.js';
 
 /** Re-exported: core's index and callers take it from here. */
 export { CLIENT_TIMEOUT_GRACE_MS };
+
+/** What every workspace over an agent-server supports beyond the core contract. */
+export const AGENT_SERVER_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
+  directoryTransfer: true,
+  runtimeActions: true,
+});
 
 /** Options of {@link RemoteWorkspace}. */
 export interface RemoteWorkspaceOptions {
@@ -79,11 +76,14 @@ export interface RemoteWorkspaceOptions {
  *   rejected key `AUTHENTICATION_ERROR`, a 5xx `SERVER_ERROR`, a malformed answer
  *   `PROTOCOL_ERROR` — never a fake exit code.
  * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`); whole
- *   directories too ({@link DirectoryTransfer}): one tar stream each way when the server lists
- *   the directory-archive capability, file by file over the OpenHands routes otherwise.
- * - **Runtime plugins**: an {@link ActionExecutor} over OpenHands' `POST /execute_action`, with
- *   typed `browse`, `browseInteractive` and `runIpython`; `runtimePlugins()` lists the server's
- *   plugins. A server without the route (an OpenHands V1 agent-server) gives `NOT_SUPPORTED`.
+ *   directories too (the `directoryTransfer` capability): one tar stream each way when the
+ *   server lists the directory-archive capability, file by file over the OpenHands routes
+ *   otherwise (`uploadRemoteDirectory` / `uploadDirectoryFileByFile`, `downloadRemoteDirectory`
+ *   / `downloadDirectoryByListing`).
+ * - **Runtime plugins** (the `runtimeActions` capability): `executeAction` over OpenHands'
+ *   `POST /execute_action`, with typed `browse`, `browseInteractive` and `runIpython`;
+ *   `runtimePlugins()` lists the server's plugins. A server without the route (an OpenHands V1
+ *   agent-server) gives `NOT_SUPPORTED`.
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
  * - `identity()` asks the server (`GET /api/workspace/identity`) when it lists the
  *   workspace-identity capability: id, anchor, execution root and projection are the server's,
@@ -101,10 +101,7 @@ export interface RemoteWorkspaceOptions {
  * const result = await workspace.executeCommand('ls -la', { onStdout: process.stdout.write });
  * ```
  */
-export class RemoteWorkspace
-  extends BaseWorkspace
-  implements ActionExecutor, RuntimeActions, DirectoryTransfer
-{
+export class RemoteWorkspace extends BaseWorkspace {
   readonly kind = 'remote';
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
@@ -172,77 +169,6 @@ export class RemoteWorkspace
     return (await this.#connect()).alive();
   }
 
-  /**
-   * Runs an OpenHands action with `POST /execute_action` and answers its observation (an
-   * `error` observation for a failure the agent should read, such as a plugin that is not
-   * enabled). `INVALID_ARGUMENT` carrying the server's reason (and `details.field`) for bad
-   * arguments; `NOT_SUPPORTED` when the server has no such route; `AUTHENTICATION_ERROR`,
-   * `SERVER_ERROR`, `CONNECTION_ERROR` as every call.
-   */
-  async executeAction(
-    action: ActionWire,
-    options: ExecuteActionOptions = {},
-  ): Promise<ObservationWire> {
-    this.assertOpen();
-    return (await this.#connect()).executeAction(action, options.signal);
-  }
-
-  /** The server's runtime plugins and their state (`/server_info` `plugins`; `[]` for OpenHands'). */
-  async runtimePlugins(
-    options: { signal?: AbortSignal | undefined } = {},
-  ): Promise<RuntimePluginStatusWire[]> {
-    this.assertOpen();
-    return (await (await this.#connect()).serverInfo(options.signal)).plugins;
-  }
-
-  /**
-   * Copies the local directory `sourceDir` into `destinationDir` on the server (see
-   * `DirectoryTransfer`; `uploadRemoteDirectory`, or `uploadDirectoryFileByFile` on an
-   * OpenHands server).
-   */
-  async uploadDirectory(
-    sourceDir: string,
-    destinationDir: string,
-    options: DirectoryTransferOptions = {},
-  ): Promise<DirectoryTransferResult> {
-    this.assertOpen();
-    assertDirectoryWritable(this, this.kind);
-    const source = callerDirectory(sourceDir, 'sourceDir');
-    const destination = this.resolvePath(destinationDir, 'destinationDir');
-    return (await this.#connect()).directoryUpload(source, destination, options.signal);
-  }
-
-  /**
-   * Copies the server's directory `sourceDir` into the local `destinationDir` (see
-   * `DirectoryTransfer`; `downloadRemoteDirectory`, or `downloadDirectoryByListing` on an
-   * OpenHands server).
-   */
-  async downloadDirectory(
-    sourceDir: string,
-    destinationDir: string,
-    options: DirectoryTransferOptions = {},
-  ): Promise<DirectoryTransferResult> {
-    this.assertOpen();
-    const source = this.resolvePath(sourceDir, 'sourceDir');
-    const destination = callerDirectory(destinationDir, 'destinationDir');
-    return (await this.#connect()).directoryDownload(source, destination, options.signal);
-  }
-
-  /** Opens `url` in the server's browser plugin (see `RuntimeActions.browse`). */
-  browse(url: string, options?: BrowseOptions): Promise<BrowserObservation> {
-    return runtimeActionsOf(this).browse(url, options);
-  }
-
-  /** Runs BrowserGym actions in the server's browser (see `RuntimeActions.browseInteractive`). */
-  browseInteractive(browserActions: string, options?: BrowseOptions): Promise<BrowserObservation> {
-    return runtimeActionsOf(this).browseInteractive(browserActions, options);
-  }
-
-  /** Runs an IPython cell in the server's kernel (see `RuntimeActions.runIpython`). */
-  runIpython(code: string, options?: RuntimeActionOptions): Promise<IPythonObservation> {
-    return runtimeActionsOf(this).runIpython(code, options);
-  }
-
   /** The server's identity of its working directory, or one derived from `host` without it. */
   protected override async describeIdentity(
     options: WorkspaceIdentityOptions = {},
@@ -258,6 +184,11 @@ export class RemoteWorkspace
     }
     const { accessMode: _serverAccessMode, cwd: _serverCwd, ...identity } = served;
     return identity;
+  }
+
+  /** Whole directories and runtime plugin actions, both through the agent-server. */
+  override get capabilities(): WorkspaceCapabilities {
+    return AGENT_SERVER_CAPABILITIES;
   }
 
   protected async runCommand(request: CommandRequest): Promise<CommandResult> {
@@ -284,6 +215,41 @@ export class RemoteWorkspace
 
   protected async runGitDiff(filePath: string): Promise<GitDiff> {
     return (await this.#connect()).gitDiff(filePath);
+  }
+
+  /**
+   * `POST /execute_action`: `INVALID_ARGUMENT` carrying the server's reason (and
+   * `details.field`) for bad arguments; `NOT_SUPPORTED` when the server has no such route (see
+   * `executeRemoteAction`).
+   */
+  protected override async runAction(
+    action: ActionWire,
+    options: CapabilityHookOptions,
+  ): Promise<ObservationWire> {
+    return (await this.#connect()).executeAction(action, options.signal);
+  }
+
+  /** `/server_info` `plugins` (`[]` for an OpenHands server). */
+  protected override async runRuntimePlugins(
+    options: CapabilityHookOptions,
+  ): Promise<RuntimePluginStatusWire[]> {
+    return (await (await this.#connect()).serverInfo(options.signal)).plugins;
+  }
+
+  protected override async runUploadDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    options: CapabilityHookOptions,
+  ): Promise<DirectoryTransferResult> {
+    return (await this.#connect()).directoryUpload(sourcePath, destinationPath, options.signal);
+  }
+
+  protected override async runDownloadDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    options: CapabilityHookOptions,
+  ): Promise<DirectoryTransferResult> {
+    return (await this.#connect()).directoryDownload(sourcePath, destinationPath, options.signal);
   }
 
   protected async runClose(): Promise<void> {

@@ -7,6 +7,7 @@ import {
 } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { anySignal } from '../internal/any-signal.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
@@ -50,7 +51,7 @@ export async function runPolledCommand(options: RunPolledCommandOptions): Promis
   const { request, client, closing } = options;
   const { command } = request;
   const token = randomBytes(16).toString('hex');
-  const signal = request.signal ? AbortSignal.any([request.signal, closing]) : closing;
+  const signal = anySignal([request.signal, closing]);
   const output = new CommandOutput({
     maxBytes: options.maxOutputBytes,
     onStdout: request.onStdout,

@@ -1,12 +1,10 @@
 import type { CommandResult } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
+import { MAX_TIMER_MS } from '../internal/max-timer-ms.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { CommandOutput } from './command-output.js';
 import type { ExecConnection } from './exec-connection.js';
-
-/** Largest delay `setTimeout` accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Options of {@link runStreamedCommand}. */
 export interface RunStreamedCommandOptions {

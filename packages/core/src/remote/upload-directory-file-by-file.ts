@@ -6,9 +6,9 @@ import {
   LocalDirectoryFailure,
   openLocalDirectory,
 } from '../internal/archive/open-local-directory.js';
+import { shellQuote } from '../internal/process/shell-quote.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import type { AgentServerClient } from './agent-server-client.js';
-import { shellQuote } from './shell-quote.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
 
 /** Options of {@link uploadDirectoryFileByFile}. */

@@ -12,7 +12,7 @@ export interface SandboxErrorOptions {
   logs?: string | undefined;
   cause?: unknown;
   /** Extra structured facts. */
-  details?: Record<string, unknown>;
+  details?: Record<string, unknown> | undefined;
 }
 
 /**

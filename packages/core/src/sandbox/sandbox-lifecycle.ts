@@ -1,5 +1,6 @@
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { anySignal } from '../internal/any-signal.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
 import { RemoteWorkspace } from '../remote/remote-workspace.js';
 import { diagnoseSandbox, readSandboxLogs, readSandboxState } from './diagnose-sandbox.js';
@@ -168,9 +169,9 @@ export class SandboxLifecycle {
 
   async #start(userSignal: AbortSignal | undefined): Promise<void> {
     const { startupTimeoutMs } = this.#options;
-    const deadline = AbortSignal.timeout(startupTimeoutMs);
+    const deadline = timeoutSignal({ timeoutMs: startupTimeoutMs });
     const closing = this.#closing.signal;
-    const signal = AbortSignal.any([deadline, closing, ...(userSignal ? [userSignal] : [])]);
+    const signal = anySignal([deadline, closing, userSignal]);
     this.#setStatus('starting');
     let step = 'creating the sandbox';
     let failure: unknown;

@@ -9,26 +9,18 @@ import type {
   ServerInfo,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import {
-  type BrowseOptions,
-  type BrowserObservation,
-  type IPythonObservation,
-  type RuntimeActionOptions,
-  type RuntimeActions,
-  runtimeActionsOf,
-} from '../remote/runtime-actions.js';
-import type { ActionExecutor, ExecuteActionOptions } from '../workspace/action-executor.js';
+import { AGENT_SERVER_CAPABILITIES } from '../remote/remote-workspace.js';
 import type {
   AgentServerEndpoint,
   AgentServerEndpointOptions,
 } from '../workspace/agent-server-endpoint.js';
-import { BaseWorkspace, type CommandRequest } from '../workspace/base-workspace.js';
-import { assertDirectoryWritable, callerDirectory } from '../workspace/check-directory-transfer.js';
-import type {
-  DirectoryTransfer,
-  DirectoryTransferOptions,
-  DirectoryTransferResult,
-} from '../workspace/directory-transfer.js';
+import {
+  BaseWorkspace,
+  type CapabilityHookOptions,
+  type CommandRequest,
+} from '../workspace/base-workspace.js';
+import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import type {
   DescribedWorkspaceIdentity,
   WorkspaceIdentityOptions,
@@ -67,20 +59,17 @@ export interface StartSandboxWorkspaceOptions {
  *   it is safe during `start()`, after a failed start and after the sandbox crashed.
  * - `pause()` / `resume()` call the sandbox hooks; `resume()` waits until alive again. While
  *   paused every operation rejects at once with `WORKSPACE_PAUSED`.
- * - Whole directories (`uploadDirectory`, `downloadDirectory`) go through the sandbox's
- *   agent-server as `RemoteWorkspace` sends them.
- * - Runtime plugin actions (`executeAction`, `browse`, `browseInteractive`, `runIpython`,
- *   `runtimePlugins`) go to the sandbox's agent-server, as `RemoteWorkspace` sends them.
+ * - Whole directories (the `directoryTransfer` capability: `uploadDirectory`,
+ *   `downloadDirectory`) and runtime plugin actions (the `runtimeActions` capability:
+ *   `executeAction`, `browse`, `browseInteractive`, `runIpython`, `runtimePlugins`) go through
+ *   the sandbox's agent-server as `RemoteWorkspace` sends them, starting the sandbox first.
  * - A `CONNECTION_ERROR` during use is checked against the sandbox: when it has exited or
  *   vanished, that and every later operation reject with `SANDBOX_EXITED` (exit code and last
  *   logs in `details`).
  *
  * Subclasses implement the protected hooks; the template owns ordering, timeouts and errors.
  */
-export abstract class SandboxWorkspace
-  extends BaseWorkspace
-  implements ActionExecutor, RuntimeActions, DirectoryTransfer
-{
+export abstract class SandboxWorkspace extends BaseWorkspace {
   readonly #lifecycle: SandboxLifecycle;
 
   constructor(options: SandboxWorkspaceOptions) {
@@ -150,70 +139,9 @@ export abstract class SandboxWorkspace
     return this.#lifecycle.use((remote) => remote.serverInfo());
   }
 
-  /**
-   * Runs an OpenHands action on the sandbox's agent-server (`POST /execute_action`, see
-   * `RemoteWorkspace.executeAction`), starting the sandbox first if needed.
-   */
-  async executeAction(
-    action: ActionWire,
-    options: ExecuteActionOptions = {},
-  ): Promise<ObservationWire> {
-    this.assertOpen();
-    return this.#lifecycle.use((remote) => remote.executeAction(action, options), options.signal);
-  }
-
-  /** Copies a local directory into the sandbox (see `RemoteWorkspace.uploadDirectory`). */
-  async uploadDirectory(
-    sourceDir: string,
-    destinationDir: string,
-    options: DirectoryTransferOptions = {},
-  ): Promise<DirectoryTransferResult> {
-    this.assertOpen();
-    assertDirectoryWritable(this, this.kind);
-    const source = callerDirectory(sourceDir, 'sourceDir');
-    const destination = this.resolvePath(destinationDir, 'destinationDir');
-    return this.#lifecycle.use(
-      (remote) => remote.uploadDirectory(source, destination, options),
-      options.signal,
-    );
-  }
-
-  /** Copies a sandbox directory to this machine (see `RemoteWorkspace.downloadDirectory`). */
-  async downloadDirectory(
-    sourceDir: string,
-    destinationDir: string,
-    options: DirectoryTransferOptions = {},
-  ): Promise<DirectoryTransferResult> {
-    this.assertOpen();
-    const source = this.resolvePath(sourceDir, 'sourceDir');
-    const destination = callerDirectory(destinationDir, 'destinationDir');
-    return this.#lifecycle.use(
-      (remote) => remote.downloadDirectory(source, destination, options),
-      options.signal,
-    );
-  }
-
-  /** The runtime plugins of the sandbox's agent-server and their state. */
-  async runtimePlugins(
-    options: { signal?: AbortSignal | undefined } = {},
-  ): Promise<RuntimePluginStatusWire[]> {
-    this.assertOpen();
-    return this.#lifecycle.use((remote) => remote.runtimePlugins(options), options.signal);
-  }
-
-  /** Opens `url` in the sandbox's browser plugin (see `RuntimeActions.browse`). */
-  browse(url: string, options?: BrowseOptions): Promise<BrowserObservation> {
-    return runtimeActionsOf(this).browse(url, options);
-  }
-
-  /** Runs BrowserGym actions in the sandbox's browser (see `RuntimeActions.browseInteractive`). */
-  browseInteractive(browserActions: string, options?: BrowseOptions): Promise<BrowserObservation> {
-    return runtimeActionsOf(this).browseInteractive(browserActions, options);
-  }
-
-  /** Runs an IPython cell in the sandbox's kernel (see `RuntimeActions.runIpython`). */
-  runIpython(code: string, options?: RuntimeActionOptions): Promise<IPythonObservation> {
-    return runtimeActionsOf(this).runIpython(code, options);
+  /** Whole directories and runtime plugin actions, both through the sandbox's agent-server. */
+  override get capabilities(): WorkspaceCapabilities {
+    return AGENT_SERVER_CAPABILITIES;
   }
 
   /**
@@ -294,6 +222,41 @@ export abstract class SandboxWorkspace
 
   protected runGitDiff(filePath: string): Promise<GitDiff> {
     return this.#lifecycle.use((remote) => remote.gitDiff(filePath));
+  }
+
+  protected override runUploadDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    options: CapabilityHookOptions,
+  ): Promise<DirectoryTransferResult> {
+    return this.#lifecycle.use(
+      (remote) => remote.uploadDirectory(sourcePath, destinationPath, options),
+      options.signal,
+    );
+  }
+
+  protected override runDownloadDirectory(
+    sourcePath: string,
+    destinationPath: string,
+    options: CapabilityHookOptions,
+  ): Promise<DirectoryTransferResult> {
+    return this.#lifecycle.use(
+      (remote) => remote.downloadDirectory(sourcePath, destinationPath, options),
+      options.signal,
+    );
+  }
+
+  protected override runAction(
+    action: ActionWire,
+    options: CapabilityHookOptions,
+  ): Promise<ObservationWire> {
+    return this.#lifecycle.use((remote) => remote.executeAction(action, options), options.signal);
+  }
+
+  protected override runRuntimePlugins(
+    options: CapabilityHookOptions,
+  ): Promise<RuntimePluginStatusWire[]> {
+    return this.#lifecycle.use((remote) => remote.runtimePlugins(options), options.signal);
   }
 
   protected override runPause(): Promise<void> {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { anySignal } from '../internal/any-signal.js';
 import { Backoff } from '../internal/backoff.js';
 import { raceSignal } from './race-signal.js';
 import { isSandboxGone, type SandboxState } from './sandbox-state.js';
@@ -12,9 +13,9 @@ export interface WaitUntilAliveOptions {
   /** Ends the wait, rejecting with its reason (the caller's deadline, close, abort). */
   signal: AbortSignal;
   /** First pause between probes, doubling up to `maxIntervalMs`. Default 50 ms. */
-  initialIntervalMs?: number;
+  initialIntervalMs?: number | undefined;
   /** Longest pause between probes. Default 500 ms. */
-  maxIntervalMs?: number;
+  maxIntervalMs?: number | undefined;
   /**
    * Settles when the sandbox says its agent-server listens (a log line): the pause before the
    * next probe ends then, so readiness is seen at once rather than at the next poll. Polling
@@ -51,7 +52,7 @@ export async function waitUntilAlive({
     if (isSandboxGone(current)) return { alive: false, state: current };
     const pause = new AbortController();
     const waits: Promise<unknown>[] = [
-      sleep(backoff.next(), undefined, { signal: AbortSignal.any([signal, pause.signal]) }).catch(
+      sleep(backoff.next(), undefined, { signal: anySignal([signal, pause.signal]) }).catch(
         () => {},
       ),
     ];

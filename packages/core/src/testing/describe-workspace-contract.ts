@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Workspace } from '../workspace/workspace.js';
+import { describeCapabilityContract } from './capability-contract.js';
 import { describeCommandContract } from './command-contract.js';
 import { describeCommandTimeoutContract } from './command-timeout-contract.js';
 import type { ContractContext } from './contract-context.js';
@@ -17,7 +18,8 @@ export interface WorkspaceContractOptions {
 /**
  * The contract every workspace type must pass: commands, cwd rules, env, streaming callbacks,
  * timeouts and tree kill, large and binary output, uploads and downloads (error cases
- * included), git changes and diff on a real repository, and close idempotence.
+ * included), git changes and diff on a real repository, close idempotence, and the declared
+ * capabilities (whole directories, runtime plugin actions).
  *
  * @param name - Suite name, e.g. `'LocalWorkspace'`.
  * @param makeWorkspace - Creates a ready workspace whose `workingDir` is writable. Called once for
@@ -59,5 +61,6 @@ export function describeWorkspaceContract(
     describeFileContract(context);
     describeGitContract(context);
     describeLifecycleContract(context);
+    describeCapabilityContract(context);
   });
 }

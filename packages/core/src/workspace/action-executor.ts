@@ -3,6 +3,7 @@ import type {
   ObservationWire,
   RuntimePluginStatusWire,
 } from '@agent-workspace/protocol';
+import type { Workspace } from './workspace.js';
 
 /** Options of {@link ActionExecutor.executeAction}. */
 export interface ExecuteActionOptions {
@@ -13,7 +14,8 @@ export interface ExecuteActionOptions {
  * Something that runs OpenHands actions (`run`, `read`, `write`, `edit`, `run_ipython`,
  * `browse`, `browse_interactive`) and answers observations: an agent-server's
  * `/execute_action` (through `RemoteWorkspace` and the provisioned workspaces over it), or a
- * local plugin host. A capability, found with {@link actionExecutorOf}, never by class.
+ * local plugin host. A workspace is one when it declares the `runtimeActions` capability
+ * (found with {@link actionExecutorOf}), never by its methods or class.
  */
 export interface ActionExecutor {
   /**
@@ -29,11 +31,13 @@ export interface ActionExecutor {
   }): Promise<RuntimePluginStatusWire[]>;
 }
 
-/** `candidate` as an {@link ActionExecutor} when it has both methods, else `undefined`. */
+/**
+ * `candidate` as an {@link ActionExecutor} when it is a workspace that declares the
+ * `runtimeActions` capability (see `WorkspaceCapabilities`), else `undefined`.
+ */
 export function actionExecutorOf(candidate: unknown): ActionExecutor | undefined {
-  const executor = candidate as Partial<ActionExecutor> | null | undefined;
-  return typeof executor?.executeAction === 'function' &&
-    typeof executor.runtimePlugins === 'function'
-    ? (executor as ActionExecutor)
+  const workspace = candidate as Workspace | null | undefined;
+  return workspace?.capabilities?.runtimeActions === true
+    ? (workspace as Workspace & ActionExecutor)
     : undefined;
 }

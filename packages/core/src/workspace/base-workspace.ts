@@ -1,10 +1,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import type {
+  ActionWire,
   CommandResult,
   FileOperationResult,
   GitChange,
   GitDiff,
+  ObservationWire,
+  RuntimePluginStatusWire,
   WorkspaceIdentity,
 } from '@agent-workspace/protocol';
 import { checkCommandEnvironment } from '@agent-workspace/protocol/constants';
@@ -12,8 +15,24 @@ import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { positiveOption } from '../errors/positive-option.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { heldSharedReadLease, recordDescribedSession } from './occupancy-state.js';
+import type { ActionExecutor, ExecuteActionOptions } from './action-executor.js';
+import { checkActionWire } from './check-action-wire.js';
+import type {
+  DirectoryTransfer,
+  DirectoryTransferOptions,
+  DirectoryTransferResult,
+} from './directory-transfer.js';
+import { assertWritable, heldSharedReadLease, recordDescribedSession } from './occupancy-state.js';
+import {
+  type BrowseOptions,
+  type BrowserObservation,
+  type IPythonObservation,
+  type RuntimeActionOptions,
+  type RuntimeActions,
+  runtimeActionsOf,
+} from './runtime-actions.js';
 import type { ExecuteCommandOptions, Workspace } from './workspace.js';
+import { NO_WORKSPACE_CAPABILITIES, type WorkspaceCapabilities } from './workspace-capabilities.js';
 import {
   type DescribedWorkspaceIdentity,
   type WorkspaceIdentityOptions,
@@ -35,6 +54,11 @@ export interface CommandRequest {
   onStderr?: ((chunk: string) => void) | undefined;
 }
 
+/** Options of the `run*` hooks of {@link BaseWorkspace}'s capabilities. */
+export interface CapabilityHookOptions {
+  signal?: AbortSignal | undefined;
+}
+
 /** Options of {@link BaseWorkspace}. */
 export interface BaseWorkspaceOptions {
   /** Absolute directory (in the workspace's file system) that relative paths resolve against. */
@@ -45,8 +69,17 @@ export interface BaseWorkspaceOptions {
  * Template for every workspace type: validates arguments, resolves relative paths against
  * `workingDir` the same way everywhere, refuses calls after `close()`, and makes `close()`
  * idempotent. Subclasses implement the protected `run*` hooks with already-resolved input.
+ *
+ * The optional capabilities (`capabilities`) are template methods too: every `BaseWorkspace`
+ * has `uploadDirectory` / `downloadDirectory` ({@link DirectoryTransfer}) and `executeAction`,
+ * `runtimePlugins`, `browse`, `browseInteractive`, `runIpython` ({@link ActionExecutor},
+ * {@link RuntimeActions}). A type that supports one declares it in `capabilities` and overrides
+ * its hooks (`runUploadDirectory`, `runDownloadDirectory`, `runAction`, `runRuntimePlugins`);
+ * the default hooks reject with `NOT_SUPPORTED`.
  */
-export abstract class BaseWorkspace implements Workspace {
+export abstract class BaseWorkspace
+  implements Workspace, DirectoryTransfer, ActionExecutor, RuntimeActions
+{
   abstract readonly kind: string;
   readonly workingDir: string;
   #closing: Promise<void> | undefined;
@@ -64,6 +97,11 @@ export abstract class BaseWorkspace implements Workspace {
   /** True once `close()` has been called. */
   get closed(): boolean {
     return this.#closing !== undefined;
+  }
+
+  /** What this workspace type supports beyond the core contract; the default: nothing. */
+  get capabilities(): WorkspaceCapabilities {
+    return NO_WORKSPACE_CAPABILITIES;
   }
 
   async executeCommand(
@@ -96,23 +134,7 @@ export abstract class BaseWorkspace implements Workspace {
    */
   async fileUpload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
     this.assertOpen();
-    const readLease = heldSharedReadLease(this);
-    if (readLease !== undefined) {
-      throw new WorkspaceError({
-        code: 'FORBIDDEN',
-        message:
-          `destinationPath: this ${this.kind} workspace is held shared_read by "${readLease.holderId}" ` +
-          `(lease ${readLease.leaseId}, since ${readLease.acquiredAt}); release it or take an ` +
-          'exclusive_write lease to write',
-        details: {
-          field: 'destinationPath',
-          leaseId: readLease.leaseId,
-          holderId: readLease.holderId,
-          mode: readLease.mode,
-          since: readLease.acquiredAt,
-        },
-      });
-    }
+    assertWritable(this, this.kind, 'destinationPath');
     return this.runFileUpload(
       resolveCallerPath(sourcePath, 'sourcePath'),
       this.resolvePath(destinationPath, 'destinationPath'),
@@ -135,6 +157,83 @@ export abstract class BaseWorkspace implements Workspace {
   async gitDiff(filePath: string): Promise<GitDiff> {
     this.assertOpen();
     return this.runGitDiff(this.resolvePath(filePath, 'path'));
+  }
+
+  /**
+   * Copies the caller's directory `sourceDir` into the workspace's `destinationDir` (see
+   * {@link DirectoryTransfer}). `FORBIDDEN` while a `shared_read` lease is held, as
+   * `fileUpload`; `NOT_SUPPORTED` without the `directoryTransfer` capability.
+   */
+  async uploadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    assertWritable(this, this.kind, 'destinationDir');
+    const source = resolveCallerPath(sourceDir, 'sourceDir');
+    const destination = this.resolvePath(destinationDir, 'destinationDir');
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    return this.runUploadDirectory(source, destination, { signal: options.signal });
+  }
+
+  /**
+   * Copies the workspace's directory `sourceDir` into the caller's `destinationDir` (see
+   * {@link DirectoryTransfer}); `NOT_SUPPORTED` without the `directoryTransfer` capability.
+   */
+  async downloadDirectory(
+    sourceDir: string,
+    destinationDir: string,
+    options: DirectoryTransferOptions = {},
+  ): Promise<DirectoryTransferResult> {
+    this.assertOpen();
+    const source = this.resolvePath(sourceDir, 'sourceDir');
+    const destination = resolveCallerPath(destinationDir, 'destinationDir');
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    return this.runDownloadDirectory(source, destination, { signal: options.signal });
+  }
+
+  /**
+   * Runs an OpenHands action on the workspace's runtime plugins (see {@link ActionExecutor}).
+   * `INVALID_ARGUMENT` naming `action`, `action.action`, `action.args` or `action.timeout` when
+   * malformed; `NOT_SUPPORTED` without the `runtimeActions` capability.
+   */
+  async executeAction(
+    action: ActionWire,
+    options: ExecuteActionOptions = {},
+  ): Promise<ObservationWire> {
+    this.assertOpen();
+    checkActionWire(action);
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    return this.runAction(action, { signal: options.signal });
+  }
+
+  /** The runtime plugins behind the workspace and their state; `NOT_SUPPORTED` without them. */
+  async runtimePlugins(options: CapabilityHookOptions = {}): Promise<RuntimePluginStatusWire[]> {
+    this.assertOpen();
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    return this.runRuntimePlugins({ signal: options.signal });
+  }
+
+  /** Opens `url` in the browser plugin (see `RuntimeActions.browse`). */
+  async browse(url: string, options?: BrowseOptions): Promise<BrowserObservation> {
+    this.assertOpen();
+    return runtimeActionsOf(this).browse(url, options);
+  }
+
+  /** Runs BrowserGym actions in the browser plugin (see `RuntimeActions.browseInteractive`). */
+  async browseInteractive(
+    browserActions: string,
+    options?: BrowseOptions,
+  ): Promise<BrowserObservation> {
+    this.assertOpen();
+    return runtimeActionsOf(this).browseInteractive(browserActions, options);
+  }
+
+  /** Runs an IPython cell in the kernel plugin (see `RuntimeActions.runIpython`). */
+  async runIpython(code: string, options?: RuntimeActionOptions): Promise<IPythonObservation> {
+    this.assertOpen();
+    return runtimeActionsOf(this).runIpython(code, options);
   }
 
   async pause(): Promise<void> {
@@ -241,8 +340,49 @@ export abstract class BaseWorkspace implements Workspace {
     });
   }
 
+  /** Copies resolved `sourcePath` (caller side) into `destinationPath`; default `NOT_SUPPORTED`. */
+  protected async runUploadDirectory(
+    _sourcePath: string,
+    _destinationPath: string,
+    _options: CapabilityHookOptions,
+  ): Promise<DirectoryTransferResult> {
+    throw this.#unsupported('directoryTransfer', 'copy directories');
+  }
+
+  /** Copies resolved `sourcePath` (workspace side) into `destinationPath`; default `NOT_SUPPORTED`. */
+  protected async runDownloadDirectory(
+    _sourcePath: string,
+    _destinationPath: string,
+    _options: CapabilityHookOptions,
+  ): Promise<DirectoryTransferResult> {
+    throw this.#unsupported('directoryTransfer', 'copy directories');
+  }
+
+  /** Runs a checked action; the default rejects with `NOT_SUPPORTED`. */
+  protected async runAction(
+    _action: ActionWire,
+    _options: CapabilityHookOptions,
+  ): Promise<ObservationWire> {
+    throw this.#unsupported('runtimeActions', 'run runtime plugin actions');
+  }
+
+  /** Lists the runtime plugins; the default rejects with `NOT_SUPPORTED`. */
+  protected async runRuntimePlugins(
+    _options: CapabilityHookOptions,
+  ): Promise<RuntimePluginStatusWire[]> {
+    throw this.#unsupported('runtimeActions', 'run runtime plugin actions');
+  }
+
   /** Releases what the workspace holds; called once by `close()`. */
   protected abstract runClose(): Promise<void>;
+
+  #unsupported(capability: keyof WorkspaceCapabilities, what: string): WorkspaceError {
+    return new WorkspaceError({
+      code: 'NOT_SUPPORTED',
+      message: `${this.kind} workspaces cannot ${what} (no ${capability} capability)`,
+      details: { capability },
+    });
+  }
 }
 
 /** Resolves a path on the caller's machine against the process's current directory. */

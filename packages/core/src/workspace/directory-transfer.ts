@@ -1,3 +1,5 @@
+import type { Workspace } from './workspace.js';
+
 /** Options of {@link DirectoryTransfer}'s methods. */
 export interface DirectoryTransferOptions {
   /** Stops the transfer: the file being written is discarded and the call rejects `ABORTED`. */
@@ -40,7 +42,8 @@ export function directoryTransferFailure(
  * bits dropped) and symbolic links (as links, never followed) are copied; FIFOs, sockets and
  * devices are left out; existing files at the destination are replaced, others kept. Relative
  * workspace paths resolve against `workingDir`, caller paths against the process's cwd. A
- * capability, found with {@link directoryTransferOf}, never by class.
+ * capability a workspace declares (`capabilities.directoryTransfer`, found with
+ * {@link directoryTransferOf}), never found by its methods or class.
  */
 export interface DirectoryTransfer {
   /** Copies the caller's directory `sourceDir` into the workspace's `destinationDir`. */
@@ -57,11 +60,13 @@ export interface DirectoryTransfer {
   ): Promise<DirectoryTransferResult>;
 }
 
-/** `candidate` as a {@link DirectoryTransfer} when it has both methods, else `undefined`. */
+/**
+ * `candidate` as a {@link DirectoryTransfer} when it is a workspace that declares the
+ * `directoryTransfer` capability (see `WorkspaceCapabilities`), else `undefined`.
+ */
 export function directoryTransferOf(candidate: unknown): DirectoryTransfer | undefined {
-  const transfer = candidate as Partial<DirectoryTransfer> | null | undefined;
-  return typeof transfer?.uploadDirectory === 'function' &&
-    typeof transfer.downloadDirectory === 'function'
-    ? (transfer as DirectoryTransfer)
+  const workspace = candidate as Workspace | null | undefined;
+  return workspace?.capabilities?.directoryTransfer === true
+    ? (workspace as Workspace & DirectoryTransfer)
     : undefined;
 }

@@ -1,4 +1,5 @@
 import type { WorkspaceAccessMode } from '@agent-workspace/protocol';
+import { WorkspaceError } from '../errors/workspace-error.js';
 
 /**
  * Per-object state that the occupancy leases (`occupancy/`) keep about a workspace object and
@@ -40,6 +41,29 @@ export function heldSharedReadLease(workspace: object): HeldLease | undefined {
     if (lease.mode === 'shared_read') return lease;
   }
   return undefined;
+}
+
+/**
+ * Throws `FORBIDDEN` naming `field` and the lease while `workspace` holds a `shared_read` lease:
+ * the refusal of every write (`fileUpload`, `uploadDirectory`).
+ */
+export function assertWritable(workspace: object, kind: string, field: string): void {
+  const lease = heldSharedReadLease(workspace);
+  if (lease === undefined) return;
+  throw new WorkspaceError({
+    code: 'FORBIDDEN',
+    message:
+      `${field}: this ${kind} workspace is held shared_read by "${lease.holderId}" ` +
+      `(lease ${lease.leaseId}, since ${lease.acquiredAt}); release it or take an ` +
+      'exclusive_write lease to write',
+    details: {
+      field,
+      leaseId: lease.leaseId,
+      holderId: lease.holderId,
+      mode: lease.mode,
+      since: lease.acquiredAt,
+    },
+  });
 }
 
 /** Remembers the session id `workspace`'s type described (or forgets it: `undefined`). */

@@ -6,22 +6,23 @@ import type {
   WorkspaceIdentity,
 } from '@agent-workspace/protocol';
 import type { AgentServerEndpoint, AgentServerEndpointOptions } from './agent-server-endpoint.js';
+import type { WorkspaceCapabilities } from './workspace-capabilities.js';
 import type { WorkspaceIdentityOptions } from './workspace-identity.js';
 
 /** Options of {@link Workspace.executeCommand}. */
 export interface ExecuteCommandOptions {
   /** Directory to run in; relative paths resolve against `workingDir`. Defaults to `workingDir`. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Kill the command (its whole process tree) after this many milliseconds. Default 30 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Variables merged over the environment the command would otherwise get. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Aborting kills the command and rejects with a `WorkspaceError` of code `ABORTED`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called with each chunk of standard output as it is produced. */
-  onStdout?: (chunk: string) => void;
+  onStdout?: ((chunk: string) => void) | undefined;
   /** Called with each chunk of standard error as it is produced. */
-  onStderr?: (chunk: string) => void;
+  onStderr?: ((chunk: string) => void) | undefined;
 }
 
 /**
@@ -46,9 +47,17 @@ export interface Workspace extends AsyncDisposable {
   gitChanges(path: string): Promise<GitChange[]>;
   /** Returns the current and base content of the file at `path`. */
   gitDiff(path: string): Promise<GitDiff>;
-  /** Suspends the workspace (no-op where that means nothing). */
+  /**
+   * Suspends the workspace. Resolves at once where there is nothing to suspend (local
+   * workspaces); rejects with `NOT_SUPPORTED` where the type cannot suspend what it runs on (a
+   * `RemoteWorkspace`: a client cannot suspend its server; a provisioned type without pause
+   * hooks). While a workspace is paused, its operations reject with `WORKSPACE_PAUSED`.
+   */
   pause(): Promise<void>;
-  /** Resumes a paused workspace and waits until it is usable. */
+  /**
+   * Resumes a paused workspace and waits until it is usable; resolves at once or rejects with
+   * `NOT_SUPPORTED` where `pause()` does.
+   */
   resume(): Promise<void>;
   /** Releases everything the workspace holds. Idempotent. */
   close(): Promise<void>;
@@ -59,6 +68,14 @@ export interface Workspace extends AsyncDisposable {
    * do not have it.
    */
   agentServerEndpoint?(options?: AgentServerEndpointOptions): Promise<AgentServerEndpoint>;
+  /**
+   * What the workspace supports beyond this contract: whole directories (`directoryTransfer`:
+   * `uploadDirectory`, `downloadDirectory`) and runtime plugin actions (`runtimeActions`:
+   * `executeAction`, `runtimePlugins`, `browse`, `browseInteractive`, `runIpython`). Reach them
+   * through `directoryTransferOf` / `actionExecutorOf`, which read this declaration. Every
+   * `BaseWorkspace` declares it; a workspace without it supports neither.
+   */
+  readonly capabilities?: WorkspaceCapabilities;
   /**
    * Which workspace this is (a stable `workspaceId`), where commands run and how it is held
    * (see `WorkspaceIdentity`). Every `BaseWorkspace` has it; optional so that workspace types

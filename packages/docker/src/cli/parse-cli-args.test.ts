@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
 import { describe, expect, it } from 'vitest';
 import { parseCliArgs } from './parse-cli-args.js';
@@ -24,6 +25,9 @@ describe('parseCliArgs', () => {
       baseImage: 'b:1',
       tag: 'x/y:z',
     });
+    expect(
+      parseCliArgs(['build-image', '--base-image', 'b', '--agent-server-dir', 'vendor/server']),
+    ).toMatchObject({ agentServerDir: path.resolve('vendor/server') });
     expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
     expect(parseCliArgs(['build-image', '-v'])).toEqual({ kind: 'version' });
   });
@@ -36,6 +40,12 @@ describe('parseCliArgs', () => {
       '--suite',
     );
     expect(errorOf(['build-base-image', '--tag', '']).details.field).toBe('--tag');
+    expect(errorOf(['build-base-image', '--agent-server-dir', 'x']).details.field).toBe(
+      '--agent-server-dir',
+    );
+    expect(
+      errorOf(['build-image', '--base-image', 'b', '--agent-server-dir', '']).details.field,
+    ).toBe('--agent-server-dir');
     expect(errorOf(['build-base-image', 'extra']).message).toContain('"extra"');
     expect(errorOf(['build-base-image', '--nope']).message).toContain('--nope');
   });

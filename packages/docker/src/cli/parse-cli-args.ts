@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { invalidArgument } from '@agent-workspace/core';
 import { parseImageReference } from '../image/image-reference.js';
@@ -7,7 +8,7 @@ export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'build-base-image'; suite?: string; mirror?: string; tag?: string }
-  | { kind: 'build-image'; baseImage: string; tag?: string };
+  | { kind: 'build-image'; baseImage: string; tag?: string; agentServerDir?: string };
 
 /** `agent-workspace-docker --help` text. */
 export const CLI_USAGE = `Usage: agent-workspace-docker <command> [options]
@@ -24,10 +25,14 @@ Commands:
     --mirror <uri>         Debian archive (default: the host's apt source)
     --tag <name[:tag]>     An extra name for the image
 
-  build-image              Build the agent-server image from the built bundle.
+  build-image              Build the agent-server image from the built bundle; it
+                           is also tagged agent-workspace/agent-server:latest.
     --base-image <ref>     Base image with Node 20+ (required): node:20-bookworm-slim
                            or the name printed by build-base-image
     --tag <name[:tag]>     An extra name for the image
+    --agent-server-dir <path>
+                           A folder laid out like @agent-workspace/agent-server
+                           (Dockerfile, dist/bundle/); default the installed package
 
 Options:
   -h, --help               Show this help
@@ -55,7 +60,7 @@ export function parseCliArgs(args: readonly string[]): CliCommand {
   }
   const allowed: Record<string, readonly string[]> = {
     'build-base-image': ['suite', 'mirror', 'tag'],
-    'build-image': ['base-image', 'tag'],
+    'build-image': ['base-image', 'tag', 'agent-server-dir'],
   };
   if (command === undefined || !Object.hasOwn(allowed, command)) {
     throw invalidArgument(
@@ -77,7 +82,15 @@ export function parseCliArgs(args: readonly string[]): CliCommand {
   }
   if (values['base-image'] === undefined) throw invalidArgument('--base-image', 'is required');
   parseImageReference(values['base-image'], '--base-image');
-  return { kind: 'build-image', baseImage: values['base-image'], tag: values.tag };
+  return {
+    kind: 'build-image',
+    baseImage: values['base-image'],
+    tag: values.tag,
+    agentServerDir:
+      values['agent-server-dir'] === undefined
+        ? undefined
+        : path.resolve(values['agent-server-dir']),
+  };
 }
 
 /** node:util parseArgs over every flag of every command. */
@@ -91,6 +104,7 @@ function parse(args: readonly string[]) {
       mirror: { type: 'string' },
       tag: { type: 'string' },
       'base-image': { type: 'string' },
+      'agent-server-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
 import { describe, expect, it } from 'vitest';
 import { buildAgentServerImage } from './build-agent-server-image.js';
+import { resolveAgentServerPackage } from './resolve-agent-server-package.js';
 
 describe('buildAgentServerImage without an engine call', () => {
   it('fails with PROVISIONING_ERROR saying how to build a missing bundle', async () => {
@@ -13,13 +14,19 @@ describe('buildAgentServerImage without an engine call', () => {
       const error = await buildAgentServerImage({ baseImage: 'base', agentServerDir: dir }).catch(
         (caught) => caught,
       );
-      expect(WorkspaceError.isInstance(error, 'PROVISIONING_ERROR')).toBe(true);
+      expect(WorkspaceError.isInstance(error, 'PROVISIONING_ERROR'), String(error)).toBe(true);
       expect((error as Error).message).toContain(
         'pnpm --filter @agent-workspace/agent-server build',
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('finds the agent-server package from this package, where its development copy links it', async () => {
+    const found = await resolveAgentServerPackage();
+    expect(path.basename(found.dir)).toBe('agent-server');
+    expect(found.bundleDir).toBe(path.join(found.dir, 'dist/bundle'));
   });
 
   it('rejects a bad base image or tag, and an aborted signal, before doing anything', async () => {

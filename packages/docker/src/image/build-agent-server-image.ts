@@ -21,21 +21,22 @@ export interface BuildAgentServerImageOptions {
    */
   baseImage: string;
   /** An extra name (`name[:tag]`) for the image; the content-hash tag is always set. */
-  tag?: string;
+  tag?: string | undefined;
   /**
    * The engine to build with.
    * @default new Docker() (DOCKER_HOST or the local socket)
    */
-  docker?: Docker;
+  docker?: Docker | undefined;
   /**
    * A folder laid out like the agent-server package (`Dockerfile`, `dist/bundle/`).
-   * @default the installed `@agent-workspace/agent-server` package
+   * @default the installed `@agent-workspace/agent-server` package (an optional peer dependency:
+   *   install it to build images; running an existing image does not need it)
    */
-  agentServerDir?: string;
+  agentServerDir?: string | undefined;
   /** Stops the work (and cleans up); the call then rejects with `ABORTED`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives progress events. */
-  onProgress?: ImageProgressListener;
+  onProgress?: ImageProgressListener | undefined;
 }
 
 /**
@@ -46,7 +47,8 @@ export interface BuildAgentServerImageOptions {
  *
  * Throws an `INVALID_ARGUMENT` {@link WorkspaceError} naming `baseImage` or `tag` when it is not
  * an image reference by Docker's grammar (checked before the engine is called); a
- * `PROVISIONING_ERROR` when the bundle is not built, the base image cannot be found or pulled,
+ * `PROVISIONING_ERROR` when the agent-server package is not installed (with the install command)
+ * or its bundle is not built, the base image cannot be found or pulled,
  * or the build fails (the message ends with the last build output lines, also in
  * `details.log`); `ABORTED` when `signal` fires.
  */
@@ -69,7 +71,7 @@ async function buildOrReuse(
   docker: Docker,
 ): Promise<BuiltImage> {
   const { baseImage, signal, onProgress } = options;
-  const source = await resolveAgentServerPackage(options.agentServerDir);
+  const source = await resolveAgentServerPackage({ dir: options.agentServerDir });
   const base = await ensureImagePresent({ docker, reference: baseImage, signal, onProgress });
   const contentTag = await agentServerImageTag({
     dockerfile: await readFile(source.dockerfilePath),

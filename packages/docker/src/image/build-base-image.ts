@@ -43,23 +43,23 @@ export interface BuildBaseImageOptions {
    * The engine to import into.
    * @default new Docker() (DOCKER_HOST or the local socket)
    */
-  docker?: Docker;
+  docker?: Docker | undefined;
   /**
    * Debian suite to install.
    * @default the host's, from /etc/os-release VERSION_CODENAME
    */
-  suite?: string;
+  suite?: string | undefined;
   /**
    * Debian archive to download from.
    * @default the host's main archive for the suite, from its apt sources
    */
-  mirror?: string;
+  mirror?: string | undefined;
   /** An extra name (`name[:tag]`) for the image; the content-hash tag is always set. */
-  tag?: string;
+  tag?: string | undefined;
   /** Stops the work (and cleans up); the call then rejects with `ABORTED`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives progress events. */
-  onProgress?: ImageProgressListener;
+  onProgress?: ImageProgressListener | undefined;
 }
 
 /** Throws unless this process can run debootstrap (root, debootstrap installed). */

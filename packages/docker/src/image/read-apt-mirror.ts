@@ -10,7 +10,7 @@ export interface ReadAptMirrorOptions {
    * The file-system root to read `etc/apt/sources.list{,.d}` under.
    * @default '/'
    */
-  rootDir?: string;
+  rootDir?: string | undefined;
 }
 
 /** One apt source, from either file format. */

@@ -8,7 +8,7 @@ export interface ReadHostSuiteOptions {
    * The file-system root to read `etc/os-release` under.
    * @default '/'
    */
-  rootDir?: string;
+  rootDir?: string | undefined;
 }
 
 /** Parses `KEY=value` lines of an os-release file; values may be quoted. */

@@ -9,13 +9,18 @@ export interface ResolveAgentServerImageOptions {
    * The base image to build on, e.g. `node:20-bookworm-slim` (pulled when missing).
    * @default the offline base image from `buildBaseImage()`
    */
-  baseImage?: string;
+  baseImage?: string | undefined;
   /** @default new Docker() */
-  docker?: Docker;
+  docker?: Docker | undefined;
+  /**
+   * A folder laid out like the agent-server package (`Dockerfile`, `dist/bundle/`).
+   * @default the installed `@agent-workspace/agent-server` package (an optional peer dependency)
+   */
+  agentServerDir?: string | undefined;
   /** Stops the work (and cleans up); the call then rejects with `ABORTED`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives progress events. */
-  onProgress?: ImageProgressListener;
+  onProgress?: ImageProgressListener | undefined;
 }
 
 /**
@@ -27,7 +32,7 @@ export interface ResolveAgentServerImageOptions {
 export async function resolveAgentServerImage(
   options: ResolveAgentServerImageOptions = {},
 ): Promise<string> {
-  const { baseImage, ...common } = options;
+  const { baseImage, agentServerDir, ...common } = options;
   const base = baseImage ?? (await buildBaseImage(common)).tag;
-  return (await buildAgentServerImage({ ...common, baseImage: base })).tag;
+  return (await buildAgentServerImage({ ...common, agentServerDir, baseImage: base })).tag;
 }

@@ -17,6 +17,7 @@ export type ContainerSpecFields = Pick<
   | 'network'
   | 'resources'
   | 'extraPorts'
+  | 'extraHosts'
   | 'publishAddress'
   | 'sandbox'
 > & {
@@ -72,9 +73,9 @@ export type BuildContainerSpecOptions = {
 /**
  * The body of `POST /containers/create`: every port published on `publishAddress` with
  * `HostPort: ''` so Docker picks a free one when it binds (no check-then-bind race), the
- * session key (or its hash) in the environment, an init process, mounts, network and limits;
- * with `sandbox`, the agent-server's sandbox flags after `command` and the security options its
- * bubblewrap needs.
+ * session key (or its hash) in the environment, an init process, mounts, network, extra
+ * `/etc/hosts` entries and limits; with `sandbox`, the agent-server's sandbox flags after
+ * `command` and the security options its bubblewrap needs.
  */
 export function buildContainerSpec({
   options,
@@ -106,6 +107,7 @@ export function buildContainerSpec({
         ReadOnly: mount.readOnly ?? false,
       })),
       ...(options.network && { NetworkMode: options.network }),
+      ...(options.extraHosts?.length && { ExtraHosts: options.extraHosts }),
       ...(memoryBytes !== undefined && { Memory: memoryBytes, MemorySwap: memoryBytes }),
       ...(cpus !== undefined && { NanoCpus: Math.round(cpus * 1e9) }),
       ...(pidsLimit !== undefined && { PidsLimit: pidsLimit }),

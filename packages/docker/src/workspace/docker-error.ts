@@ -23,7 +23,7 @@ export interface DockerErrorOptions {
   /** The image, named when the engine does not have it. */
   image?: string | undefined;
   /** Code for other engine failures. Default `PROVISIONING_ERROR`. */
-  code?: WorkspaceErrorCode;
+  code?: WorkspaceErrorCode | undefined;
 }
 
 /** The status code of a dockerode error, if it has one. */

@@ -6,6 +6,7 @@ import { createWorkspace, WorkspaceError } from '@agent-workspace/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import '../index.js';
+import { buildContainerSpec } from './build-container-spec.js';
 import { DockerWorkspace } from './docker-workspace.js';
 import type {
   DockerWorkspaceOptions,
@@ -43,6 +44,9 @@ describe('DockerWorkspace options', () => {
     ['network', { image, network: 'host' }],
     ['platform', { image, platform: 'amd64' }],
     ['extraPorts.0', { image, extraPorts: [70_000] }],
+    ['extraHosts.0', { image, extraHosts: ['host.docker.internal'] }],
+    ['extraHosts.0', { image, extraHosts: ['host.docker.internal:gateway'] }],
+    ['extraHosts.1', { image, extraHosts: ['a:10.0.0.1', 'bad name:10.0.0.2'] }],
     ['dockerOptions', { image, docker: { modem: {} }, dockerOptions: {} }],
     ['bogus', { image, bogus: true }],
     ['sandbox.allowHosts', { image, sandbox: { network: false, allowHosts: ['a.example'] } }],
@@ -60,6 +64,18 @@ describe('DockerWorkspace options', () => {
     expectTypeOf<Omit<Accepted, 'docker' | 'dockerOptions'>>().toMatchTypeOf<
       Omit<DockerWorkspaceOptions, 'docker' | 'dockerOptions'>
     >();
+  });
+
+  it('accepts extraHosts with an IP or host-gateway and passes them to HostConfig.ExtraHosts', () => {
+    const extraHosts = ['host.docker.internal:host-gateway', 'db.test:10.0.0.5', 'v6.test:::1'];
+    expect(() => new DockerWorkspace({ image, extraHosts })).not.toThrow();
+    const spec = buildContainerSpec({
+      options: { image, publishAddress: '127.0.0.1', extraHosts },
+      labels: {},
+      environment: {},
+      apiKey: 'k'.repeat(32),
+    });
+    expect(spec.HostConfig?.ExtraHosts).toEqual(extraHosts);
   });
 
   it('rejects a config without image through createWorkspace', async () => {

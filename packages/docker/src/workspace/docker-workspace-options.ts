@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { environmentNameSchema } from '@agent-workspace/protocol';
 import Docker from 'dockerode';
@@ -45,6 +46,18 @@ export const dockerMountSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
+/** `name:address` of `/etc/hosts`, the address an IP or Docker's `host-gateway`. */
+const extraHostSchema = z.string().refine((entry) => {
+  const colon = entry.indexOf(':');
+  const name = entry.slice(0, colon);
+  const address = entry.slice(colon + 1);
+  return (
+    colon > 0 &&
+    /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(name) &&
+    (address === 'host-gateway' || isIP(address) !== 0)
+  );
+}, 'must be name:address, the address an IP or host-gateway (e.g. host.docker.internal:host-gateway)');
+
 /** Resource limits of the container. */
 export const dockerResourcesSchema = z.strictObject({
   /** Memory limit in bytes (swap included, so no extra swap). Docker's minimum is 6 MiB. */
@@ -82,6 +95,7 @@ export const dockerWorkspaceFields = {
     .optional(),
   resources: dockerResourcesSchema.partial().optional(),
   extraPorts: z.array(z.number().int().min(1).max(65_535)).optional(),
+  extraHosts: z.array(extraHostSchema).optional(),
   labels: z
     .record(
       z
@@ -147,7 +161,7 @@ function runsAsRoot(user: string | undefined): boolean {
  * @example
  * ```ts
  * const options: DockerWorkspaceOptions = {
- *   image: 'agent-workspace/agent-server:dev',
+ *   image: 'agent-workspace/agent-server:latest', // tagged by `agent-workspace-docker build-image`
  *   mounts: [{ type: 'bind', source: '/home/me/project', target: '/workspace/project' }],
  *   resources: { memoryBytes: 2 * 1024 ** 3, cpus: 2, pidsLimit: 512 },
  * };
@@ -157,29 +171,35 @@ export interface DockerWorkspaceOptions {
   /** The agent-server image (its entrypoint must start the server on port 8000). */
   image: string;
   /** Directory relative paths resolve against. @default '/workspace' */
-  workingDir?: string;
+  workingDir?: string | undefined;
   /** Environment variables of the container. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Names of variables copied from this process's environment when set. */
-  forwardEnv?: string[];
+  forwardEnv?: string[] | undefined;
   /** Bind mounts and named volumes. */
-  mounts?: DockerMount[];
+  mounts?: DockerMount[] | undefined;
   /** Network to attach to (bridge or user-defined); default Docker's bridge. */
-  network?: string;
+  network?: string | undefined;
   /** `os/arch[/variant]` of the image to run; default the engine's own (never forced to amd64). */
-  platform?: string;
+  platform?: string | undefined;
   /** Memory, CPU and process limits; default none. */
-  resources?: Partial<DockerResources>;
+  resources?: Partial<DockerResources> | undefined;
   /** More container ports to publish on `publishAddress` (Docker picks the host ports); see `publishedPort()`. */
-  extraPorts?: number[];
+  extraPorts?: number[] | undefined;
+  /**
+   * More `/etc/hosts` entries of the container, `name:address` (Docker's `--add-host`):
+   * `['host.docker.internal:host-gateway']` lets the container reach the host's bridge address
+   * by name (a server on the host must listen there or on `0.0.0.0`, not only on 127.0.0.1).
+   */
+  extraHosts?: string[] | undefined;
   /** Your labels (keys must not start with `agent-workspace.`). */
-  labels?: Record<string, string>;
+  labels?: Record<string, string> | undefined;
   /** User to run as, e.g. `10001` or `root`; default the image's. */
-  user?: string;
+  user?: string | undefined;
   /** Container name; default `agent-workspace-<id>`. */
-  name?: string;
+  name?: string | undefined;
   /** Arguments after the image's entrypoint (e.g. `['--host', '0.0.0.0', '--port', '8000']` for OpenHands images). */
-  command?: string[];
+  command?: string[] | undefined;
   /**
    * Run what the agent does (commands, conversation tools, the kernel, the browser) in the
    * agent-server's bubblewrap sandbox inside the container, with an egress policy: `true`,
@@ -188,28 +208,28 @@ export interface DockerWorkspaceOptions {
    * flags are appended after `command`; the container gets the security options bubblewrap
    * needs (see `sandboxHostConfig`). Needs an image with bubblewrap (ours has it).
    */
-  sandbox?: ContainerSandbox;
+  sandbox?: ContainerSandbox | undefined;
   /**
    * Host address ports are published on. @default '127.0.0.1'. Publishing on all interfaces
    * (`0.0.0.0`) exposes the agent-server to the network (the session key still guards it).
    */
-  publishAddress?: string;
+  publishAddress?: string | undefined;
   /** Session API key of the agent-server. @default 32 random bytes, hex */
-  sessionApiKey?: string;
+  sessionApiKey?: string | undefined;
   /** Leave the container running on `close()` (reaping skips it too). @default false */
-  keepAlive?: boolean;
+  keepAlive?: boolean | undefined;
   /** Remove orphaned containers (see `reapOrphans()`) when starting. @default true */
-  reapOrphans?: boolean;
+  reapOrphans?: boolean | undefined;
   /** Bound on start-up: create, start, agent-server answering. @default 120000 */
-  startupTimeoutMs?: number;
+  startupTimeoutMs?: number | undefined;
   /** Bound on each pause, resume and release step. @default 30000 */
-  lifecycleTimeoutMs?: number;
+  lifecycleTimeoutMs?: number | undefined;
   /** How long a running command waits for a dropped connection before the container is checked. @default 3000 */
-  reconnectTimeoutMs?: number;
+  reconnectTimeoutMs?: number | undefined;
   /** A dockerode client (not closed by the workspace). */
-  docker?: Docker;
+  docker?: Docker | undefined;
   /** Options of a new dockerode client; default `DOCKER_HOST` or the default socket. */
-  dockerOptions?: Docker.DockerOptions;
+  dockerOptions?: Docker.DockerOptions | undefined;
 }
 
 /** A mount of {@link DockerWorkspaceOptions}. */

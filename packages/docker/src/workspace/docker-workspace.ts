@@ -56,7 +56,7 @@ export interface CreateDockerWorkspaceOptions {
  *
  * @example
  * ```ts
- * await using workspace = await DockerWorkspace.create({ image: 'agent-workspace/agent-server:dev' });
+ * await using workspace = await DockerWorkspace.create({ image: await resolveAgentServerImage() });
  * const result = await workspace.executeCommand('uname -a');
  * ```
  */

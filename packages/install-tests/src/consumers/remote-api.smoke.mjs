@@ -1,18 +1,22 @@
 // Smoke test of @agent-workspace/remote-api installed alone: importing it registers the
-// `remote-api` kind with the one copy of core it installed; the server entry loads; its bin runs.
+// `remote-api` kind with the one copy of core it installed, which validates a config; the client
+// talks to a Runtime API that is not there and says so.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createWorkspace, WorkspaceError } from '@agent-workspace/core';
-import { RemoteAPIWorkspace } from '@agent-workspace/remote-api';
-import { createRuntimeApiServer } from '@agent-workspace/remote-api/server';
+import { RemoteAPIWorkspace, RuntimeApiClient } from '@agent-workspace/remote-api';
 
 assert.equal(typeof RemoteAPIWorkspace.create, 'function');
-assert.equal(typeof createRuntimeApiServer, 'function');
 await assert.rejects(
   () => createWorkspace({ kind: 'remote-api', image: 42 }),
   (error) => error instanceof WorkspaceError && error.code === 'INVALID_CONFIG',
 );
-const { stdout } = await promisify(execFile)('npx', ['--no-install', 'runtime-api', '--help']);
-assert.match(stdout, /--backend/);
+const client = new RuntimeApiClient({ url: 'http://127.0.0.1:1', apiKey: 'k'.repeat(32) });
+try {
+  await assert.rejects(
+    () => client.listSessions(),
+    (error) => error instanceof WorkspaceError && error.code === 'CONNECTION_ERROR',
+  );
+} finally {
+  await client.close();
+}
 console.log('remote-api ok');

@@ -167,6 +167,20 @@ describe('RemoteConversation against the agent-server', () => {
     expect(conversation.state.executionStatus).toBe('idle');
   });
 
+  it('close() ends a request in flight with WORKSPACE_CLOSED; a refused body is INVALID_ARGUMENT', async () => {
+    const conversation = await conversationOnServer();
+    const pending = conversation.agentFinalResponse().catch((error) => error);
+    await conversation.close();
+    expectCode(await pending, 'WORKSPACE_CLOSED');
+    const refused = await RemoteConversation.create({
+      agent: scriptedAgent(),
+      workspace,
+      conversationId: 'not a uuid',
+    }).catch((error) => error);
+    expectCode(refused, 'INVALID_ARGUMENT');
+    expect(refused.message).toContain('conversation_id');
+  });
+
   it('fails with typed errors: unknown id, wrong key', async () => {
     expectCode(
       await RemoteConversation.attach({ workspace, conversationId: randomUUID() }).catch(

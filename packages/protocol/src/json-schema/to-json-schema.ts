@@ -9,9 +9,9 @@ export interface JsonSchemaOptions {
    * Which side of the schema to describe: `input` for what a server accepts (defaults make
    * fields optional), `output` for what it emits (defaults make fields required). Default `output`.
    */
-  io?: 'input' | 'output';
+  io?: 'input' | 'output' | undefined;
   /** JSON Schema dialect; `draft-2020-12` (what OpenAPI 3.1 uses) by default. */
-  target?: 'draft-2020-12' | 'draft-07' | 'openapi-3.0';
+  target?: 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | undefined;
 }
 
 /** Converts a wire schema to JSON Schema, e.g. for an OpenAPI document. */

@@ -52,7 +52,7 @@ export const remoteApiWorkspaceOptionsSchema = z
  * const options: RemoteAPIWorkspaceOptions = {
  *   runtimeApiUrl: 'http://127.0.0.1:3000',
  *   runtimeApiKey: process.env.RUNTIME_API_KEY ?? '',
- *   image: 'agent-workspace/agent-server:dev',
+ *   image: 'agent-workspace/agent-server:latest', // one of the Runtime API server's images
  *   resourceFactor: 2,
  *   pauseOnClose: true,
  * };
@@ -69,23 +69,23 @@ export interface RemoteAPIWorkspaceOptions {
    * Id of the session: an existing one is attached to (a paused one resumed), a missing one
    * started. @default `agent-server-<32 hex>`
    */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /** Resource limits as a multiple of the server's base: 1, 2, 4 or 8. @default 1 */
-  resourceFactor?: 1 | 2 | 4 | 8;
+  resourceFactor?: 1 | 2 | 4 | 8 | undefined;
   /** Environment variables of the sandbox. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Leave the session running on `close()` (attach to it later by `sessionId`). @default false */
-  keepAlive?: boolean;
+  keepAlive?: boolean | undefined;
   /** Pause the session on `close()` instead of stopping it (resumed on attach). @default false */
-  pauseOnClose?: boolean;
+  pauseOnClose?: boolean | undefined;
   /** Directory relative paths resolve against, inside the sandbox. @default '/workspace' */
-  workingDir?: string;
+  workingDir?: string | undefined;
   /** Bound on start-up: provision, wait until ready, agent-server answering. @default 120000 */
-  startupTimeoutMs?: number;
+  startupTimeoutMs?: number | undefined;
   /** Bound on each pause, resume and release step. @default 30000 */
-  lifecycleTimeoutMs?: number;
+  lifecycleTimeoutMs?: number | undefined;
   /** Longest wait for an HTTP answer from the Runtime API and the agent-server. @default 60000 */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
 }
 
 /** Options after validation, defaults applied. */

@@ -50,7 +50,7 @@ export interface CreateRemoteAPIWorkspaceOptions {
  * await using workspace = await RemoteAPIWorkspace.create({
  *   runtimeApiUrl: 'http://127.0.0.1:3000',
  *   runtimeApiKey: process.env.RUNTIME_API_KEY ?? '',
- *   image: 'agent-workspace/agent-server:dev',
+ *   image: 'agent-workspace/agent-server:latest', // one of the Runtime API server's images
  * });
  * const result = await workspace.executeCommand('uname -a');
  * ```

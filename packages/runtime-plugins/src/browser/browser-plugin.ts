@@ -6,6 +6,7 @@ import {
   type ObservationWire,
 } from '@agent-workspace/protocol';
 import { assertSandboxWritable } from '../plugin/assert-sandbox-writable.js';
+import { importOptionalLibrary, optionalLibraryRequirement } from '../plugin/optional-library.js';
 import type { PluginAction, PluginActionContext, RuntimePlugin } from '../plugin/runtime-plugin.js';
 import { type BrowserRunRequest, BrowserSession } from './browser-session.js';
 import { BrowserUrlPolicy } from './browser-url-policy.js';
@@ -165,7 +166,8 @@ export function createBrowserPlugin(options: BrowserPluginOptions = {}): Runtime
         install:
           'apt-get install -y chromium (or set AGENT_WORKSPACE_CHROMIUM to a Chromium or Chrome binary); the plugin uses the system browser and never downloads one',
       },
-      { kind: 'module', name: 'playwright-core', install: 'npm install playwright-core' },
+      optionalLibraryRequirement('playwright-core'),
+      optionalLibraryRequirement('turndown'),
     ],
     capabilities: [],
     actions: { browse, browse_interactive: browseInteractive },
@@ -189,7 +191,10 @@ export function createBrowserPlugin(options: BrowserPluginOptions = {}): Runtime
         });
       }
       urlPolicy = await BrowserUrlPolicy.create(context.workingDir);
-      const { chromium } = await import('playwright-core');
+      const { chromium } = await importOptionalLibrary(
+        'playwright-core',
+        () => import('playwright-core'),
+      );
       session = new BrowserSession({
         chromium,
         executablePath,

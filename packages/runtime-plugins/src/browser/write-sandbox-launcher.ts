@@ -1,6 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandSandbox } from '@agent-workspace/core';
+import { shellQuote } from '@agent-workspace/core/internal';
 
 /** Options of {@link writeSandboxLauncher}. */
 export interface WriteSandboxLauncherOptions {
@@ -36,9 +37,4 @@ export async function writeSandboxLauncher(options: WriteSandboxLauncherOptions)
   await writeFile(file, script, { mode: 0o700 });
   await chmod(file, 0o700);
   return file;
-}
-
-/** `value` as one single-quoted shell word. */
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
-import { timeoutSignal } from '@agent-workspace/core/internal';
+import { anySignal, timeoutSignal } from '@agent-workspace/core/internal';
 import {
   type ActionWire,
   errorObservation,
@@ -201,10 +201,7 @@ export class PluginHost implements AsyncDisposable {
     if (!handler)
       throw invalidArgument('action.action', `${action.action} is not run by ${entry.name}`);
     const args = parseActionArgs(handler.args, action);
-    const signal = AbortSignal.any([
-      this.#closer.signal,
-      ...(options.signal ? [options.signal] : []),
-    ]);
+    const signal = anySignal([this.#closer.signal, options.signal]);
     const waited = await withBound(raceAbort(entry.ready, signal), this.#startTimeoutMs).catch(
       () => 'aborted' as const,
     );

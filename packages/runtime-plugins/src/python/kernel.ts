@@ -8,6 +8,7 @@ import {
   WorkspaceError,
 } from '@agent-workspace/core';
 import { childEnvironment } from '@agent-workspace/core/internal';
+import { importOptionalLibrary } from '../plugin/optional-library.js';
 import type { PluginLogger } from '../plugin/runtime-plugin.js';
 import {
   type KernelConnection,
@@ -115,7 +116,7 @@ export class Kernel {
   static async boot(options: KernelOptions, signal: AbortSignal): Promise<Kernel> {
     if (signal.aborted) throw abortedError(signal);
     // Imported here, not at the top: the package loads without the native addon.
-    const zmq = await import('zeromq');
+    const zmq = await importOptionalLibrary('zeromq', () => import('zeromq'));
     const dir = await makeKernelDir(options.stateDir, options.sandbox !== undefined);
     let connection: KernelConnection;
     try {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
 import {
+  anySignal,
   childEnvironment,
   findExecutable,
   positiveOption,
@@ -15,6 +16,7 @@ import {
 import { formatMebibytes } from '../memory/memory-monitor.js';
 import { processTree, readProcessTable, readResidentBytes } from '../memory/read-process-table.js';
 import { assertSandboxWritable } from '../plugin/assert-sandbox-writable.js';
+import { optionalLibraryRequirement } from '../plugin/optional-library.js';
 import type { PluginRequirement } from '../plugin/plugin-requirement.js';
 import type {
   PluginAction,
@@ -107,11 +109,7 @@ class PythonPlugin implements RuntimePlugin {
         check: (signal) => this.#checkIpykernel(signal),
         install: `${INSTALL_IPYKERNEL} (or pip install ipykernel for the interpreter in use)`,
       },
-      {
-        kind: 'module',
-        name: 'zeromq',
-        install: 'npm install zeromq (a dependency of @agent-workspace/runtime-plugins)',
-      },
+      optionalLibraryRequirement('zeromq'),
     ];
     const runIpython: PluginAction<typeof ipythonRunCellArgsSchema> = {
       args: ipythonRunCellArgsSchema,
@@ -132,7 +130,7 @@ class PythonPlugin implements RuntimePlugin {
     this.#context = context;
     this.#python = python;
     this.#cwd = context.workingDir;
-    const signal = AbortSignal.any([context.signal, this.#closer.signal]);
+    const signal = anySignal([context.signal, this.#closer.signal]);
     const { sandbox } = context;
     this.#starting = (async () => {
       if (sandbox !== undefined) {

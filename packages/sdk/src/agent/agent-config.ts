@@ -28,5 +28,5 @@ export interface AgentConfig {
   /** Each tool by its OpenHands spec name, e.g. `{ name: 'TerminalTool' }`. */
   tools: { name: string }[];
   /** Present when the agent was given its own system prompt. */
-  system_prompt?: string;
+  system_prompt?: string | undefined;
 }

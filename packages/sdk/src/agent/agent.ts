@@ -80,7 +80,7 @@ export interface AgentFromConfigOptions {
 
 /** The model's config, when the model can give one. */
 interface ConfigurableModel {
-  toConfig(options?: { includeApiKey?: boolean }): object;
+  toConfig(options?: { includeApiKey?: boolean | undefined }): object;
 }
 
 /** A tool call turned into an action: with its tool and arguments, or with why it is refused. */
@@ -179,7 +179,7 @@ export class Agent {
    * key is left out unless `includeApiKey` (for the hop to an agent-server that needs it).
    * `INVALID_ARGUMENT` when the model has no JSON form (a `LanguageModel` without `toConfig`).
    */
-  toConfig({ includeApiKey = false }: { includeApiKey?: boolean } = {}): AgentConfig {
+  toConfig({ includeApiKey = false }: { includeApiKey?: boolean | undefined } = {}): AgentConfig {
     const model = this.llm as Partial<ConfigurableModel>;
     if (typeof model.toConfig !== 'function') {
       throw invalidArgument(

@@ -1,22 +1,19 @@
+import type { AgentServerClient } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
   type ConversationInfoWire,
   conversationInfoWireSchema,
   conversationPath,
 } from '@agent-workspace/protocol';
-import { parseReply } from './parse-reply.js';
-import type { ConversationHttp } from './remote-conversation-http.js';
 
-/** `GET /api/conversations/{id}`, checked. */
-export async function fetchConversationInfo(
-  http: ConversationHttp,
+/** `GET /api/conversations/{id}`, checked; `NOT_FOUND` when the server has no such conversation. */
+export function fetchConversationInfo(
+  client: AgentServerClient,
   id: string,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<ConversationInfoWire> {
-  const reply = await http.request({
-    method: 'GET',
-    path: conversationPath(AGENT_SERVER_ROUTES.conversation, id),
-    signal,
-  });
-  return parseReply(http, 'GET /api/conversations/{id}', conversationInfoWireSchema, reply.json);
+  return client.json(
+    { method: 'GET', path: conversationPath(AGENT_SERVER_ROUTES.conversation, id), signal },
+    conversationInfoWireSchema,
+  );
 }

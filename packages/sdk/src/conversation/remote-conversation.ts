@@ -1,4 +1,5 @@
 import { invalidArgument, type Workspace, WorkspaceError } from '@agent-workspace/core';
+import type { AgentServerClient } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
   agentFinalResponseWireSchema,
@@ -19,8 +20,12 @@ import { ConversationEvents } from './conversation-events.js';
 import { executionStatusOf } from './execution-status-of.js';
 import { fetchConversationEvents } from './fetch-conversation-events.js';
 import { fetchConversationInfo } from './fetch-conversation-info.js';
-import { parseReply } from './parse-reply.js';
-import { type ConversationHttp, conversationHttpOf } from './remote-conversation-http.js';
+import {
+  type ConversationServer,
+  closedOnFailure,
+  conversationServerOf,
+  expectOk,
+} from './remote-conversation-http.js';
 import type {
   AttachRemoteConversationOptions,
   RemoteConversationOptions,
@@ -45,10 +50,11 @@ export const REMOTE_RUN_POLL_MAX_MS = 1_000;
  * - {@link RemoteConversation.run} starts a run (`POST …/run`) and resolves when the status
  *   leaves `running`: woken by the socket's state updates, confirmed (and, without a socket,
  *   polled) with `GET /api/conversations/{id}`.
- * - `close()` closes the socket; the conversation stays on the server.
+ * - `close()` closes the socket and ends the requests in flight (`WORKSPACE_CLOSED`); the
+ *   conversation stays on the server.
  *
  * Failures are `WorkspaceError`s (`CONNECTION_ERROR`, `AUTHENTICATION_ERROR`, `NOT_FOUND`,
- * `SERVER_ERROR`, `PROTOCOL_ERROR`, `WORKSPACE_CLOSED`, ...).
+ * `INVALID_ARGUMENT`, `SERVER_ERROR`, `PROTOCOL_ERROR`, `WORKSPACE_CLOSED`, ...).
  */
 export class RemoteConversation implements BaseConversation {
   /** Conversation id (a dashed UUID). */
@@ -58,7 +64,9 @@ export class RemoteConversation implements BaseConversation {
   readonly events: ConversationEvents;
   readonly #record: (event: ConversationEventWire) => void;
   readonly #seen = new Set<string>();
-  readonly #http: ConversationHttp;
+  readonly #client: AgentServerClient;
+  /** Aborted by `close()`, with a `WORKSPACE_CLOSED` reason; every request listens to it. */
+  readonly #closing = new AbortController();
   readonly #socket: RemoteEventsSocket;
   #status: ConversationExecutionStatus;
   /** Live events held back while the list is being filled over REST, so the order holds. */
@@ -70,20 +78,24 @@ export class RemoteConversation implements BaseConversation {
   #running = false;
   #closed = false;
 
-  private constructor(http: ConversationHttp, info: ConversationInfoWire, workspace: Workspace) {
+  private constructor(
+    { client, apiKey }: ConversationServer,
+    info: ConversationInfoWire,
+    workspace: Workspace,
+  ) {
     this.id = info.id;
     this.workspace = workspace;
-    this.#http = http;
+    this.#client = client;
     this.#status = info.execution_status;
     const { events, record } = ConversationEvents.create();
     this.events = events;
     this.#record = record;
     this.#socket = new RemoteEventsSocket({
-      url: http.websocketUrl(
+      url: client.websocketUrl(
         conversationPath(AGENT_SERVER_ROUTES.conversationEventsSocket, this.id),
       ),
-      host: http.host,
-      apiKey: http.apiKey,
+      host: client.host,
+      apiKey,
       onFrame: (frame) => this.#onFrame(frame),
       onReconnected: () => {
         void this.#sync().catch(() => {
@@ -100,7 +112,7 @@ export class RemoteConversation implements BaseConversation {
   /** Starts a conversation on the workspace's agent-server and connects to its events. */
   static async create(options: RemoteConversationOptions): Promise<RemoteConversation> {
     const { agent, workspace, conversationId, stuckDetection, signal } = options;
-    const http = await conversationHttpOf(workspace, signal);
+    const server = await conversationServerOf(workspace, signal);
     const body: StartConversationBody = {
       agent: agent.toConfig({ includeApiKey: true }),
       workspace: { kind: 'LocalWorkspace', working_dir: workspace.workingDir },
@@ -108,19 +120,13 @@ export class RemoteConversation implements BaseConversation {
     };
     if (conversationId !== undefined) body.conversation_id = conversationId;
     if (stuckDetection !== undefined) body.stuck_detection = stuckDetection;
-    const reply = await http.request({
-      method: 'POST',
-      path: AGENT_SERVER_ROUTES.conversations,
-      body,
-      signal,
-    });
-    const info = parseReply(
-      http,
-      'POST /api/conversations',
-      conversationInfoWireSchema,
-      reply.json,
+    const info = await closedOnFailure(server, () =>
+      server.client.json(
+        { method: 'POST', path: AGENT_SERVER_ROUTES.conversations, json: body, signal },
+        conversationInfoWireSchema,
+      ),
     );
-    return RemoteConversation.#connect(http, info, workspace);
+    return RemoteConversation.#connect(server, info, workspace);
   }
 
   /** Joins a conversation that exists on the workspace's agent-server; `NOT_FOUND` if it does not. */
@@ -129,17 +135,19 @@ export class RemoteConversation implements BaseConversation {
     if (typeof conversationId !== 'string' || conversationId === '') {
       throw invalidArgument('conversationId', 'must be a non-empty string');
     }
-    const http = await conversationHttpOf(workspace, signal);
-    const info = await fetchConversationInfo(http, conversationId, signal);
-    return RemoteConversation.#connect(http, info, workspace);
+    const server = await conversationServerOf(workspace, signal);
+    const info = await closedOnFailure(server, () =>
+      fetchConversationInfo(server.client, conversationId, signal),
+    );
+    return RemoteConversation.#connect(server, info, workspace);
   }
 
   static async #connect(
-    http: ConversationHttp,
+    server: ConversationServer,
     info: ConversationInfoWire,
     workspace: Workspace,
   ): Promise<RemoteConversation> {
-    const conversation = new RemoteConversation(http, info, workspace);
+    const conversation = new RemoteConversation(server, info, workspace);
     try {
       // Live events that arrive while the history is paged in are held back, then appended.
       conversation.#buffer = [];
@@ -161,10 +169,11 @@ export class RemoteConversation implements BaseConversation {
   async sendMessage(text: string): Promise<void> {
     this.#assertOpen();
     if (typeof text !== 'string') throw invalidArgument('text', 'must be a string');
-    await this.#http.request({
+    await expectOk(this.#client, {
       method: 'POST',
       path: this.#path(AGENT_SERVER_ROUTES.conversationEvents),
-      body: { role: 'user', content: [{ type: 'text', text }], run: false },
+      json: { role: 'user', content: [{ type: 'text', text }], run: false },
+      signal: this.#closing.signal,
     });
   }
 
@@ -189,12 +198,16 @@ export class RemoteConversation implements BaseConversation {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.#http.request({
-        method: 'POST',
-        path: this.#path(AGENT_SERVER_ROUTES.runConversation),
-        // 409: a run is going on already; wait for it like for our own.
-        accept: [409],
-      });
+      // 409: a run is going on already; wait for it like for our own.
+      await expectOk(
+        this.#client,
+        {
+          method: 'POST',
+          path: this.#path(AGENT_SERVER_ROUTES.runConversation),
+          signal: this.#closing.signal,
+        },
+        409,
+      );
       if (signal?.aborted) onAbort();
       const status = await this.#waitUntilNotRunning();
       await this.#sync();
@@ -208,33 +221,38 @@ export class RemoteConversation implements BaseConversation {
   /** Asks the server to pause the run (`POST …/pause`); it stops after the step in flight. */
   async pause(): Promise<void> {
     this.#assertOpen();
-    await this.#http.request({
+    await expectOk(this.#client, {
       method: 'POST',
       path: this.#path(AGENT_SERVER_ROUTES.pauseConversation),
+      signal: this.#closing.signal,
     });
   }
 
   /** The agent's last word as the server computes it (`GET …/agent_final_response`). */
   async agentFinalResponse(): Promise<string> {
     this.#assertOpen();
-    const reply = await this.#http.request({
-      method: 'GET',
-      path: this.#path(AGENT_SERVER_ROUTES.agentFinalResponse),
-    });
-    return parseReply(
-      this.#http,
-      'GET agent_final_response',
+    const reply = await this.#client.json(
+      {
+        method: 'GET',
+        path: this.#path(AGENT_SERVER_ROUTES.agentFinalResponse),
+        signal: this.#closing.signal,
+      },
       agentFinalResponseWireSchema,
-      reply.json,
-    ).response;
+    );
+    return reply.response;
   }
 
-  /** Closes the events socket. The conversation stays on the server. Idempotent. */
+  /**
+   * Closes the events socket and the HTTP connections; requests in flight end with
+   * `WORKSPACE_CLOSED`. The conversation stays on the server. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort(this.#closedError());
     this.#socket.close();
     this.#notifyStatus();
+    await this.#client.close();
   }
 
   /** Same as {@link RemoteConversation.close}. */
@@ -254,7 +272,7 @@ export class RemoteConversation implements BaseConversation {
       if (this.#fatal) throw this.#fatal;
       // The server marks a conversation `running` before it answers POST …/run, so a REST
       // status other than `running` after it means the run is over.
-      const info = await fetchConversationInfo(this.#http, this.id);
+      const info = await fetchConversationInfo(this.#client, this.id, this.#closing.signal);
       this.#status = info.execution_status;
       if (info.execution_status !== 'running') return info.execution_status;
       await this.#nextStatusHint(delayMs);
@@ -288,7 +306,7 @@ export class RemoteConversation implements BaseConversation {
     const next = this.#syncs.then(async () => {
       let pages: ConversationEventWire[] = [];
       try {
-        pages = await fetchConversationEvents(this.#http, this.id);
+        pages = await fetchConversationEvents(this.#client, this.id, this.#closing.signal);
       } finally {
         const buffered = this.#buffer ?? [];
         this.#buffer = undefined;
@@ -335,12 +353,14 @@ export class RemoteConversation implements BaseConversation {
   }
 
   #assertOpen(): void {
-    if (this.#closed) {
-      throw new WorkspaceError({
-        code: 'WORKSPACE_CLOSED',
-        message: 'the conversation is closed',
-        details: { conversationId: this.id },
-      });
-    }
+    if (this.#closed) throw this.#closedError();
+  }
+
+  #closedError(): WorkspaceError {
+    return new WorkspaceError({
+      code: 'WORKSPACE_CLOSED',
+      message: 'the conversation is closed',
+      details: { conversationId: this.id },
+    });
   }
 }

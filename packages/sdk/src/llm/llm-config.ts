@@ -40,18 +40,18 @@ export type LLMConfigInput = z.input<typeof llmConfigSchema>;
 export interface LLMConfig {
   kind: 'LLM';
   model: string;
-  base_url?: string;
+  base_url?: string | undefined;
   /** Only with `toConfig({ includeApiKey: true })`. */
-  api_key?: string;
-  timeout?: number;
-  num_retries?: number;
-  retry_min_wait?: number;
-  retry_max_wait?: number;
-  input_cost_per_token?: number;
-  output_cost_per_token?: number;
-  temperature?: number;
-  max_output_tokens?: number;
-  usage_id?: string;
+  api_key?: string | undefined;
+  timeout?: number | undefined;
+  num_retries?: number | undefined;
+  retry_min_wait?: number | undefined;
+  retry_max_wait?: number | undefined;
+  input_cost_per_token?: number | undefined;
+  output_cost_per_token?: number | undefined;
+  temperature?: number | undefined;
+  max_output_tokens?: number | undefined;
+  usage_id?: string | undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface LLMErrorOptions {
   message: string;
   cause?: unknown;
   /** Structured facts: `model`, `status`, `attempts`, `field`, `retryAfterMs`, ... */
-  details?: Record<string, unknown>;
+  details?: Record<string, unknown> | undefined;
 }
 
 /**

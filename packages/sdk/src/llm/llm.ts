@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type InspectOptions, inspect } from 'node:util';
+import { anySignal } from '@agent-workspace/core/internal';
 import { generateText, type ModelMessage, type ToolSet, wrapLanguageModel } from 'ai';
 import { describeLLMFailure, type LLMFailure } from './describe-llm-failure.js';
 import type { Completion, CompletionRequest, LanguageModel } from './language-model.js';
@@ -214,7 +215,7 @@ export class LLM implements LanguageModel {
       () => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    const abortSignal = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    const abortSignal = anySignal([signal, timeout.signal]);
     // The provider's raw argument text of each tool call, before the AI SDK parses it.
     const rawArguments = new Map<string, string>();
     const model = wrapLanguageModel({

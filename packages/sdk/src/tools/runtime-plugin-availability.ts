@@ -4,21 +4,17 @@ import type { ToolAvailability, ToolContext } from './tool.js';
 
 /**
  * The executor a plugin tool acts through: the context's `actions`, else the workspace when it
- * is one (remote, Docker and Runtime API workspaces); `undefined` when there is none.
+ * declares the `runtimeActions` capability (remote, Docker and Runtime API workspaces);
+ * `undefined` when there is none.
  */
 export function actionExecutorFor(context: ToolContext): ActionExecutor | undefined {
   return context.actions ?? actionExecutorOf(context.workspace);
 }
 
-/** Something that also reports its server's capabilities (a remote or sandbox workspace). */
-interface CapabilityReporter {
-  serverInfo(): Promise<{ capabilities: readonly string[] }>;
-}
-
 /**
  * Whether the runtime plugin `plugin` can serve a tool in `context`: available when the
- * executor lists it `ready` or `starting`, or announces its capability (in the plugin's status
- * or the server's `/server_info` capabilities); otherwise unavailable, with why.
+ * executor lists it `ready` or `starting`, or its status announces the plugin's capability (an
+ * agent-server lists exactly its `/server_info` plugins); otherwise unavailable, with why.
  */
 export async function runtimePluginAvailability(
   context: ToolContext,
@@ -42,11 +38,6 @@ export async function runtimePluginAvailability(
         status.capabilities.includes(capability))
     ) {
       return { available: true };
-    }
-    const reporter = executor as Partial<CapabilityReporter>;
-    if (typeof reporter.serverInfo === 'function') {
-      const { capabilities } = await reporter.serverInfo();
-      if (capabilities.includes(capability)) return { available: true };
     }
     if (status === undefined) {
       return {

@@ -8,7 +8,7 @@ export interface ToolContext {
   /**
    * Runs OpenHands actions for tools that act through runtime plugins (browser, IPython): the
    * conversation's executor (an agent-server's plugin host, a local one). Without it those tools
-   * use the workspace when it is an executor itself (`actionExecutorOf`).
+   * use the workspace when it declares the `runtimeActions` capability (`actionExecutorOf`).
    */
   actions?: ActionExecutor | undefined;
   signal?: AbortSignal | undefined;

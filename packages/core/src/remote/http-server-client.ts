@@ -1,0 +1,256 @@
+import type { Readable } from 'node:stream';
+import { type Dispatcher, Pool } from 'undici';
+import { z } from 'zod';
+import { abortedError } from '../errors/aborted-error.js';
+import { WorkspaceError } from '../errors/workspace-error.js';
+import { errorDetail, truncateDetail } from './error-detail.js';
+import { httpStatusError, type StatusErrorCode } from './http-status-error.js';
+import { transportError } from './transport-error.js';
+
+/** Shortest key redacted from error bodies (see {@link HttpServerClient}). */
+const MIN_REDACTED_KEY_LENGTH = 8;
+
+/** The key an {@link HttpServerClient} sends on every request. */
+export interface HttpServerKey {
+  /** Header that carries it, e.g. `X-Session-API-Key`. */
+  header: string;
+  /** The key; none is sent when `undefined` or empty. */
+  value: string | undefined;
+  /** The key as messages name it, e.g. `session API key`; an echo of it shows as `[name]`. */
+  name: string;
+  /** The option that sets it, for messages, e.g. `apiKey`. */
+  option: string;
+}
+
+/** Options of {@link HttpServerClient}. */
+export interface HttpServerClientOptions {
+  /** `http(s)://host:port` of the server. */
+  origin: string;
+  /** Path prefix of every route, without a trailing slash (`''` when there is none). */
+  basePath: string;
+  /** What the server is, for messages, e.g. `the agent-server`, `the Runtime API`. */
+  peer: string;
+  key: HttpServerKey;
+  /** Longest wait for response headers, and for each body chunk, in milliseconds. */
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** Cap on pooled keep-alive connections. */
+  maxConnections: number;
+  /** Codes for statuses this server uses its own way (see `httpStatusError`). */
+  statusCodes?: Readonly<Record<number, StatusErrorCode>> | undefined;
+}
+
+/** One HTTP call. */
+export interface HttpServerRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path below the base URL, starting with `/`. */
+  path: string;
+  query?: Record<string, string> | URLSearchParams | undefined;
+  /** Sent as a JSON body. */
+  json?: unknown;
+  /**
+   * Sent as a raw body of the given media type (streamed); with `length`, as `Content-Length`
+   * (the body must then give exactly that many bytes), otherwise chunked.
+   */
+  raw?: { body: Readable; contentType: string; length?: number | undefined } | undefined;
+  signal?: AbortSignal | undefined;
+  /**
+   * Longest wait for the response headers of this request, in milliseconds, when it is not the
+   * client's `requestTimeoutMs` (a call whose answer comes only once its work is done).
+   */
+  headersTimeoutMs?: number | undefined;
+}
+
+/** A fully read response. */
+export interface HttpServerReply {
+  status: number;
+  /** The parsed JSON body, or `undefined` when it is not JSON. */
+  json: unknown;
+  /** The raw body text. */
+  text: string;
+  /** The `Retry-After` header, when there is one. */
+  retryAfter?: string | undefined;
+}
+
+/** Checks and converts a JSON body: a zod schema or a function that throws on a wrong shape. */
+export type ReplyParser<T> = { parse(json: unknown): T } | ((json: unknown) => T);
+
+/**
+ * HTTP client of one of our servers (an agent-server, a Runtime API): an undici keep-alive
+ * `Pool`, the key header on every request, and one reading of replies into `WorkspaceError`s
+ * naming the server. Network failures are `CONNECTION_ERROR`; an aborted signal rethrows its
+ * reason when that is a `WorkspaceError` and is `ABORTED` otherwise; an unexpected status is
+ * typed by `httpStatusError` (with the server's `statusCodes`); a body that is not JSON or has
+ * the wrong shape is `PROTOCOL_ERROR`. The key is kept private, and an echo of it in an error
+ * body is redacted (keys of 8 characters or more).
+ */
+export class HttpServerClient {
+  /** Base URL without a trailing slash, as messages name the server. */
+  readonly host: string;
+  readonly #basePath: string;
+  readonly #peer: string;
+  readonly #pool: Pool;
+  readonly #key: HttpServerKey;
+  readonly #statusCodes: Readonly<Record<number, StatusErrorCode>> | undefined;
+
+  constructor(options: HttpServerClientOptions) {
+    this.host = `${options.origin}${options.basePath}`;
+    this.#basePath = options.basePath;
+    this.#peer = options.peer;
+    this.#key = { ...options.key };
+    this.#statusCodes = options.statusCodes;
+    this.#pool = new Pool(options.origin, {
+      connections: options.maxConnections,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.requestTimeoutMs,
+      bodyTimeout: options.requestTimeoutMs,
+    });
+  }
+
+  /** Sends a request and returns the response with its body unread. */
+  async send(request: HttpServerRequest): Promise<Dispatcher.ResponseData> {
+    const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
+    const headers: Record<string, string> = {};
+    if (this.#key.value) headers[this.#key.header] = this.#key.value;
+    let body: string | Readable | undefined;
+    if (request.raw !== undefined) {
+      headers['content-type'] = request.raw.contentType;
+      if (request.raw.length !== undefined) headers['content-length'] = String(request.raw.length);
+      body = request.raw.body;
+    }
+    if (request.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.json);
+    }
+    try {
+      return await this.#pool.request({
+        method: request.method,
+        path: `${this.#basePath}${request.path}${query}`,
+        headers,
+        body,
+        signal: request.signal,
+        ...(request.headersTimeoutMs === undefined
+          ? {}
+          : { headersTimeout: request.headersTimeoutMs }),
+      });
+    } catch (error) {
+      throw this.failureOf(error, request);
+    }
+  }
+
+  /** Sends a request and reads the whole body. */
+  async call(request: HttpServerRequest): Promise<HttpServerReply> {
+    return this.read(await this.send(request), request);
+  }
+
+  /** Reads the whole body of a response to `request`. */
+  async read(
+    response: Dispatcher.ResponseData,
+    request: HttpServerRequest,
+  ): Promise<HttpServerReply> {
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw this.failureOf(error, request);
+    }
+    let json: unknown;
+    try {
+      json = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    const retryAfter = response.headers['retry-after'];
+    return {
+      status: response.statusCode,
+      json,
+      text,
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  }
+
+  /** Sends a request and parses a 2xx JSON body with `parser`; other statuses throw. */
+  async json<T>(request: HttpServerRequest, parser: ReplyParser<T>): Promise<T> {
+    const reply = await this.call(request);
+    if (reply.status < 200 || reply.status > 299) throw this.statusError(reply, request);
+    return this.parse(reply, request, parser);
+  }
+
+  /** Parses a reply's JSON body with `parser`; a non-JSON body or wrong shape is `PROTOCOL_ERROR`. */
+  parse<T>(reply: HttpServerReply, request: HttpServerRequest, parser: ReplyParser<T>): T {
+    const operation = operationOf(request);
+    const details = { host: this.host, operation, status: reply.status };
+    if (reply.json === undefined) {
+      throw new WorkspaceError({
+        code: 'PROTOCOL_ERROR',
+        message: `${this.#peer} at ${this.host} answered ${operation} with a body that is not JSON: ${this.#redact(truncateDetail(reply.text))}`,
+        details,
+      });
+    }
+    try {
+      return typeof parser === 'function' ? parser(reply.json) : parser.parse(reply.json);
+    } catch (error) {
+      const issues =
+        error instanceof z.ZodError
+          ? error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+          : [String(error)];
+      throw new WorkspaceError({
+        code: 'PROTOCOL_ERROR',
+        message: `${this.#peer} at ${this.host} answered ${operation} with an unexpected shape: ${this.#redact(issues.join('; '))}`,
+        cause: error,
+        details,
+      });
+    }
+  }
+
+  /** The typed error for a reply with an unexpected status (see `httpStatusError`). */
+  statusError(reply: HttpServerReply, request: HttpServerRequest): WorkspaceError {
+    return httpStatusError({
+      host: this.host,
+      peer: this.#peer,
+      operation: operationOf(request),
+      status: reply.status,
+      detail: this.#redact(errorDetail(reply)),
+      hasApiKey: this.#key.value !== undefined,
+      keyName: this.#key.name,
+      keyOption: this.#key.option,
+      retryAfter: reply.retryAfter,
+      codes: this.#statusCodes,
+    });
+  }
+
+  /** The typed error for a failed send or body read. */
+  failureOf(error: unknown, request: HttpServerRequest): WorkspaceError {
+    const signal = request.signal;
+    if (signal?.aborted) {
+      return WorkspaceError.isInstance(signal.reason) ? signal.reason : abortedError(signal);
+    }
+    if (WorkspaceError.isInstance(error)) return error;
+    return transportError({
+      host: this.host,
+      peer: this.#peer,
+      operation: operationOf(request),
+      cause: error,
+    });
+  }
+
+  /** Closes the pool (in-flight requests finish first). Idempotent. */
+  async close(): Promise<void> {
+    if (!this.#pool.closed) await this.#pool.close();
+  }
+
+  /**
+   * `text` with every occurrence of the key replaced, should a server echo it. Keys shorter than
+   * {@link MIN_REDACTED_KEY_LENGTH} are left: no secret, and replacing them would garble the text.
+   */
+  #redact(text: string): string {
+    const key = this.#key.value;
+    if (key === undefined || key.length < MIN_REDACTED_KEY_LENGTH) return text;
+    return text.split(key).join(`[${this.#key.name}]`);
+  }
+}
+
+/** `METHOD /path`, as messages name an operation. */
+function operationOf(request: Pick<HttpServerRequest, 'method' | 'path'>): string {
+  return `${request.method} ${request.path}`;
+}

@@ -1,0 +1,24 @@
+/**
+ * What a workspace can do beyond the core contract, declared by the workspace itself. Every
+ * `BaseWorkspace` has the methods of each capability; the ones it does not declare reject with
+ * `NOT_SUPPORTED`. Callers decide by this, never by looking for methods or class names.
+ */
+export interface WorkspaceCapabilities {
+  /**
+   * `uploadDirectory` / `downloadDirectory` copy whole directories (`DirectoryTransfer`):
+   * local, remote and provisioned workspaces.
+   */
+  readonly directoryTransfer: boolean;
+  /**
+   * `executeAction`, `runtimePlugins`, `browse`, `browseInteractive` and `runIpython` reach
+   * runtime plugins (`ActionExecutor`): an agent-server's, so remote and provisioned
+   * workspaces.
+   */
+  readonly runtimeActions: boolean;
+}
+
+/** Capabilities of a workspace that declares none: only the core contract. */
+export const NO_WORKSPACE_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
+  directoryTransfer: false,
+  runtimeActions: false,
+});

@@ -11,7 +11,7 @@ import type { StatusErrorCode } from './http-status-error.js';
 export interface AgentServerClientOptions {
   /** Base URL, `http(s)://host:port`, optionally with a path prefix. */
   host: string;
-  /** The session API key, sent as `X-Session-API-Key`. */
+  /** The session API key, sent in the protocol's `SESSION_API_KEY_HEADER`. */
   apiKey?: string | undefined;
   /** Longest wait for response headers, and for each body chunk, in milliseconds. */
   requestTimeoutMs: number;
@@ -32,8 +32,8 @@ export type AgentServerRequest = HttpServerRequest;
 export type AgentServerReply = HttpServerReply;
 
 /**
- * HTTP client of one agent-server: an {@link HttpServerClient} with the session key in
- * `X-Session-API-Key` and errors naming the agent-server. `host` is parsed by
+ * HTTP client of one agent-server: an {@link HttpServerClient} with the session key in the
+ * protocol's `SESSION_API_KEY_HEADER` and errors naming the agent-server. `host` is parsed by
  * `agentServerBaseUrl` (`INVALID_ARGUMENT` naming `host`).
  */
 export class AgentServerClient extends HttpServerClient {

@@ -12,7 +12,7 @@ const MIN_REDACTED_KEY_LENGTH = 8;
 
 /** The key an {@link HttpServerClient} sends on every request. */
 export interface HttpServerKey {
-  /** Header that carries it, e.g. `X-Session-API-Key`. */
+  /** Header that carries it, e.g. the protocol's `SESSION_API_KEY_HEADER`. */
   header: string;
   /** The key; none is sent when `undefined` or empty. */
   value: string | undefined;

@@ -1,3 +1,5 @@
+// Trust boundary: the kernel starts through `KernelProcess.spawn`, which wraps it in the plugin
+// host's command sandbox with the scrubbed environment (see there why not the server's workspace).
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

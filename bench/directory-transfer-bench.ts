@@ -10,7 +10,7 @@ import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
 import { type Comparison, roundsComparison } from './bench-harness.js';
 
 /** Files in the tree: 10 directories of 1000, sizes spread over 0..8 KiB. */
-const FILES = 10_000;
+export const FILES = 10_000;
 const ROUNDS = 3;
 const API_KEY = 'bench-session-key';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,7 +23,7 @@ interface Timings {
 }
 
 /** Writes the tree: `d<n>/` directories, a nested one, files of deterministic sizes. */
-async function writeTree(root: string): Promise<void> {
+export async function writeTree(root: string): Promise<void> {
   for (let start = 0; start < FILES; start += 1000) {
     const dir = path.join(root, `d${start / 1000}`, start % 2000 === 0 ? 'nested' : '');
     await mkdir(dir, { recursive: true });
@@ -40,7 +40,7 @@ async function writeTree(root: string): Promise<void> {
 }
 
 /** File count and a hash of every file's relative path and content, in sorted order. */
-async function digestTree(root: string): Promise<string> {
+export async function digestTree(root: string): Promise<string> {
   const hash = createHash('sha256');
   let files = 0;
   const walk = async (relative: string): Promise<void> => {
@@ -58,7 +58,7 @@ async function digestTree(root: string): Promise<string> {
   return `${files} files, sha256 ${hash.digest('hex').slice(0, 16)}`;
 }
 
-async function startRawTarServer(): Promise<{
+export async function startRawTarServer(): Promise<{
   url: string;
   pid: number;
   stop: () => Promise<void>;

@@ -1,13 +1,14 @@
 // Baseline for the directory-transfer bench: node:http plus GNU tar, nothing else.
 // PUT /?dir=<absolute dir> pipes the body into `tar -x -C <dir>`; GET /?dir=<absolute dir>
-// answers `tar -c -C <dir> .`.
+// answers `tar -c -C <dir> .` (`tar -cz` with `&gzip=1`).
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 
 const server = http.createServer(async (request, response) => {
-  const dir = new URL(request.url ?? '/', 'http://localhost').searchParams.get('dir') ?? '';
+  const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
+  const dir = query.get('dir') ?? '';
   try {
     if (request.method === 'PUT') {
       await mkdir(dir, { recursive: true });
@@ -18,8 +19,10 @@ const server = http.createServer(async (request, response) => {
       response.statusCode = code === 0 ? 200 : 500;
       response.end(`{"exit":${code}}`);
     } else {
-      response.writeHead(200, { 'content-type': 'application/x-tar' });
-      const tar = spawn('tar', ['-c', '-C', dir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const gzip = query.get('gzip') === '1';
+      response.writeHead(200, { 'content-type': gzip ? 'application/gzip' : 'application/x-tar' });
+      const create = gzip ? ['-cz', '-C', dir, '.'] : ['-c', '-C', dir, '.'];
+      const tar = spawn('tar', create, { stdio: ['ignore', 'pipe', 'inherit'] });
       await pipeline(tar.stdout, response);
     }
   } catch (error) {

@@ -21,12 +21,14 @@ import { benchRuntimeApi } from './runtime-api-bench.js';
 import { benchRuntimeApiPool } from './runtime-api-pool-bench.js';
 import { benchRuntimePlugins } from './runtime-plugins-bench.js';
 import { benchTransfer } from './transfer-bench.js';
+import { benchWorkspaceArchive } from './workspace-archive-bench.js';
 
 const groups: Record<string, () => Promise<Comparison[]>> = {
   local: benchLocalExec,
   remote: benchRemoteExec,
   transfer: benchTransfer,
   directory: benchDirectoryTransfer,
+  archive: benchWorkspaceArchive,
   docker: benchDocker,
   runtime: benchRuntimeApi,
   'runtime-pool': benchRuntimeApiPool,

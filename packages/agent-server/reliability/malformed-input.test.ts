@@ -62,6 +62,8 @@ const PARAMETER_JUNK: Record<string, string[]> = {
     '2024-99-01T00:00:00.000000Z',
   ],
   limit: ['0', '-1', '101', '1e309', 'abc', '1.5', 'NaN', ''],
+  include_hidden: ['maybe', '', '%00', '2'],
+  sha: ['HEAD', '-o', '--output=x', 'abc', 'g'.repeat(40), '0'.repeat(65), '%00', 'abcd%00'],
   conversation_id: ['xyz', '%00', LONG, '..%2F..%2Fetc', '0'.repeat(32), '%ff%fe'],
   ids: ['xyz', '%00', '', LONG],
   status: ['nope', '', '%00', 'RUNNING'],
@@ -77,6 +79,25 @@ const PARAMETER_JUNK: Record<string, string[]> = {
     '..%2F..%2Fetc',
     '%ff'.repeat(16),
   ],
+};
+
+/** Junk of one route's parameter where the shared junk would be valid (`git/commits` allows 200). */
+const ROUTE_PARAMETER_JUNK: Record<string, string[]> = {
+  '/api/file/archive format': ['zip', '', '%00', 'TAR.GZ', LONG],
+  '/api/file/archive base_ref': [
+    '',
+    '%00',
+    '-x',
+    '--output=%2Ftmp%2Fpwned',
+    LONG,
+    'no-such-ref',
+    'HEAD%0Ax',
+    '%ff%fe',
+  ],
+  '/api/file/archive use_default_excludes': ['maybe', '', '%00', '2'],
+  '/api/file/archive exclude': ['', '%00', LONG, '[', '..%2F..%2Fx', '%2F', '%ff%fe'],
+  '/api/git/commits limit': ['0', '-1', '201', '1e309', 'abc', '1.5', 'NaN', ''],
+  '/api/file/search_subdirs page_id': ['%00', 'a%00b', LONG],
 };
 
 /** Wrong values of each field of the bash request body (`loc: ["body", field]`). */
@@ -354,6 +375,7 @@ interface OpenApiParameter {
   in: string;
   name: string;
   required?: boolean;
+  schema?: unknown;
 }
 
 interface OpenApi {
@@ -376,7 +398,8 @@ function httpCases(openapi: OpenApi, work: string): { list: HttpCase[]; uncovere
   for (const [route, operations] of Object.entries(openapi.paths)) {
     const concrete = route
       .replace('{event_id}', ZERO_ID)
-      .replace('{conversation_id}', UNKNOWN_CONVERSATION_ID);
+      .replace('{conversation_id}', UNKNOWN_CONVERSATION_ID)
+      .replace('{sha}', 'abcd');
     for (const method of methods) {
       if (operations[method.toLowerCase()] === undefined) {
         list.push({
@@ -441,7 +464,8 @@ function httpCases(openapi: OpenApi, work: string): { list: HttpCase[]; uncovere
         });
       }
       for (const parameter of parameters) {
-        const junk = PARAMETER_JUNK[parameter.name];
+        const junk =
+          ROUTE_PARAMETER_JUNK[`${route} ${parameter.name}`] ?? PARAMETER_JUNK[parameter.name];
         if (!junk) {
           uncovered.push(`${method} ${route} ${parameter.in}:${parameter.name}`);
           continue;
@@ -475,19 +499,23 @@ function httpCases(openapi: OpenApi, work: string): { list: HttpCase[]; uncovere
         const valid = parameter.required
           ? validValue(route, parameter.name)
           : (PARAMETER_JUNK[parameter.name]?.[0] ?? '');
-        list.push({
-          name: `repeated ${parameter.name}`,
-          method,
-          target: withQuery([
-            ...others,
-            `${parameter.name}=${valid}`,
-            `${parameter.name}=${valid}`,
-          ]),
-          status: 422,
-          loc: ['query', parameter.name],
-          headers: uploadHeaders,
-          body: uploadBody,
-        });
+        // A parameter that takes a list (`exclude` of the archive) is repeated by design.
+        const repeatable = JSON.stringify(parameter.schema ?? {}).includes('"type":"array"');
+        if (!repeatable) {
+          list.push({
+            name: `repeated ${parameter.name}`,
+            method,
+            target: withQuery([
+              ...others,
+              `${parameter.name}=${valid}`,
+              `${parameter.name}=${valid}`,
+            ]),
+            status: 422,
+            loc: ['query', parameter.name],
+            headers: uploadHeaders,
+            body: uploadBody,
+          });
+        }
         if (parameter.required) {
           // `path[]=` is another (unknown) parameter: the real one is missing.
           list.push({

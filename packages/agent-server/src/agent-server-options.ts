@@ -85,7 +85,7 @@ export const agentServerOptionsSchema = z
       .positive()
       .default(1024 ** 3),
     /**
-     * Most entries one extracted directory archive may hold (`POST /api/file/archive`); more get
+     * Most entries one extracted directory archive may hold (`POST /api/workspace/directory_archive`); more get
      * 413. Default `DEFAULT_MAX_ARCHIVE_ENTRIES` (1 000 000). Its content bytes count against
      * `maxUploadBytes`.
      */
@@ -216,6 +216,12 @@ export const agentServerOptionsSchema = z
      */
     maxLoadedConversations: z.number().int().positive().default(DEFAULT_MAX_LOADED_CONVERSATIONS),
     /** Announce and serve our protocol extensions; `false` behaves like a plain OpenHands server. */
+    /**
+     * Start dormant (OpenHands' `deferred_init`, for warm pools): the `/api` routes,
+     * `/execute_action` and the websockets answer 503 until `POST /api/init` delivers the
+     * session keys; `GET /api/init` tells the state.
+     */
+    deferInit: z.boolean().default(false),
     extensions: z.boolean().default(true),
     logLevel: logLevelSchema.default('info'),
   })

@@ -16,6 +16,7 @@ import {
   resolveAgentServerOptions,
 } from './agent-server-options.js';
 import { buildApp, createAgentServerApp } from './app/build-app.js';
+import { DeferredInit } from './app/deferred-init.js';
 import type { ServerContext } from './app/server-context.js';
 import { createSessionAuth } from './app/session-auth.js';
 import { BashEventService } from './bash/bash-event-service.js';
@@ -150,6 +151,7 @@ export async function createAgentServer(options: AgentServerOptions = {}): Promi
         return work;
       },
       auth: createSessionAuth(resolved.sessionApiKeys, { hashes: resolved.sessionApiKeyHashes }),
+      init: resolved.deferInit ? new DeferredInit() : undefined,
       startedAt: Date.now(),
       touch: () => {
         lastActivityAt = Date.now();

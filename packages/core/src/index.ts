@@ -3,6 +3,8 @@ export type {
   FileOperationResult,
   GitChange,
   GitChangeStatus,
+  GitCommit,
+  GitCommitsPage,
   GitDiff,
 } from '@agent-workspace/protocol';
 export {
@@ -36,6 +38,16 @@ export {
   type WorkspaceTypeDefinition,
 } from './factory/workspace-registry.js';
 export { type ReadGitChangesOptions, readGitChanges } from './git/read-git-changes.js';
+export {
+  type ReadGitCommitChangesOptions,
+  readGitCommitChanges,
+} from './git/read-git-commit-changes.js';
+export { type ReadGitCommitDiffOptions, readGitCommitDiff } from './git/read-git-commit-diff.js';
+export {
+  type ReadGitCommitsOptions,
+  readGitCommits,
+  validateCommitsLimit,
+} from './git/read-git-commits.js';
 export {
   DEFAULT_MAX_DIFF_FILE_BYTES,
   type ReadGitDiffOptions,
@@ -88,6 +100,7 @@ export {
   DEFAULT_POOL_HEALTH_CHECK_TIMEOUT_MS,
   DEFAULT_POOL_IDLE_CHECK_INTERVAL_MS,
   DEFAULT_POOL_IDLE_TTL_MS,
+  DEFAULT_POOL_INITIALIZE_TIMEOUT_MS,
   DEFAULT_POOL_MAX_WAITERS,
   DEFAULT_POOL_REFILL_BACKOFF,
   DEFAULT_POOL_REFILL_CONCURRENCY,
@@ -96,15 +109,30 @@ export {
   MAX_WORKSPACE_POOL_SIZE,
   MAX_WORKSPACE_POOL_TIME_MS,
   MAX_WORKSPACE_POOL_WAITERS,
+  type PooledWorkspaceHook,
   type PooledWorkspaceHookOptions,
   type WorkspacePoolOptions,
 } from './pool/workspace-pool-options.js';
 export type { AcquireWaitStats, WorkspacePoolStats } from './pool/workspace-pool-stats.js';
+export type {
+  GitChangesOptions,
+  GitCommitsOptions,
+  GitDiffOptions,
+} from './remote/git-history-options.js';
+export type {
+  DeferredInitState,
+  InitializeWorkspaceOptions,
+  InitStateOptions,
+} from './remote/remote-init-options.js';
 export {
   CLIENT_TIMEOUT_GRACE_MS,
   RemoteWorkspace,
   type RemoteWorkspaceOptions,
 } from './remote/remote-workspace.js';
+export type {
+  WorkspaceArchiveOptions,
+  WorkspaceArchiveResult,
+} from './remote/workspace-archive-options.js';
 export type { SandboxEndpoint } from './sandbox/sandbox-endpoint.js';
 export type {
   ReleaseSandboxOptions,
@@ -143,13 +171,19 @@ export {
   type CommandRequest,
   DEFAULT_COMMAND_TIMEOUT_MS,
 } from './workspace/base-workspace.js';
-export type { CommandSandbox, ProcessLaunch } from './workspace/command-sandbox.js';
+export type {
+  CommandSandbox,
+  ProcessLaunch,
+  SandboxScratch,
+  WrapOptions,
+} from './workspace/command-sandbox.js';
 export {
   type DirectoryTransfer,
   type DirectoryTransferOptions,
   type DirectoryTransferResult,
   directoryTransferOf,
 } from './workspace/directory-transfer.js';
+export { type GitHistory, gitHistoryOf } from './workspace/git-history.js';
 export {
   type PathInspection,
   type PathInspectionOptions,

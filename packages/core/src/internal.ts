@@ -35,7 +35,14 @@ export {
   type WriteStreamAtomicOptions,
   writeStreamAtomic,
 } from './fs/write-stream-atomic.js';
+export { assertRepositoryInside } from './git/assert-repository-inside.js';
 export { type GitResult, type RunGitOptions, runGit } from './git/run-git.js';
+export {
+  excludePathspecs,
+  type GitDelta,
+  type StreamGitDeltaOptions,
+  streamGitDelta,
+} from './git/stream-git-delta.js';
 export { anySignal } from './internal/any-signal.js';
 export {
   type ArchiveProblem,
@@ -47,7 +54,11 @@ export {
   type ExtractArchiveOptions,
   extractArchive,
 } from './internal/archive/extract-archive.js';
-export { type PackDirectoryOptions, packDirectory } from './internal/archive/pack-directory.js';
+export {
+  type PackDirectoryOptions,
+  type PackEntry,
+  packDirectory,
+} from './internal/archive/pack-directory.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
 export { MAX_TIMER_MS } from './internal/max-timer-ms.js';

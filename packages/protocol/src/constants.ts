@@ -35,12 +35,22 @@ export {
   MAX_PATH_BYTES,
 } from './limits/command-input-limits.js';
 export { MAX_ALLOW_HOST_LENGTH, MAX_ALLOW_HOSTS } from './limits/egress-limits.js';
+export {
+  DEFAULT_GIT_COMMITS_LIMIT,
+  GIT_COMMIT_CHANGES_TRUNCATION,
+  GIT_SHA_PATTERN,
+  MAX_GIT_COMMIT_AUTHOR_CHARS,
+  MAX_GIT_COMMIT_CHANGES,
+  MAX_GIT_COMMIT_SUBJECT_CHARS,
+  MAX_GIT_COMMITS_LIMIT,
+} from './limits/git-history-limits.js';
 export { utf8ByteLength } from './limits/utf8-byte-length.js';
 export { AGENT_SERVER_LISTENING_EVENT } from './wire/agent-server-ready.js';
 export {
   AGENT_SERVER_ROUTES,
   bashEventPath,
   conversationPath,
+  gitCommitChangesPath,
   SESSION_API_KEY_HEADER,
   SESSION_API_KEY_QUERY_PARAMETER,
 } from './wire/agent-server-routes.js';
@@ -53,6 +63,21 @@ export {
   MAX_ARCHIVE_PATH_BYTES,
 } from './wire/directory-archive.js';
 export { EXEC_STREAM_CAPABILITY, EXEC_STREAM_PATH } from './wire/exec-stream.js';
+export {
+  FILE_BROWSER_ROUTES,
+  MAX_HOME_FAVORITES,
+  MAX_SUBDIRS_PAGE_ID_CHARS,
+  MAX_SUBDIRS_PAGE_LIMIT,
+  MAX_SUBDIRS_SCANNED_ENTRIES,
+  MAX_TRAJECTORY_DEPTH,
+  MAX_TRAJECTORY_ENTRIES,
+  MAX_TRAJECTORY_JSON_BYTES,
+  MAX_TRAJECTORY_LINE_BYTES,
+  REDACTED_SECRET_VALUE,
+  SUBDIRS_TRUNCATED_HEADER,
+  TRAJECTORY_SECRET_FIELDS,
+  trajectoryPath,
+} from './wire/file-browser.js';
 export {
   GIT_CHANGES_TRUNCATED_HEADER,
   GIT_CHANGES_TRUNCATIONS,
@@ -70,4 +95,17 @@ export {
   runtimePluginCapability,
 } from './wire/runtime-plugin-capabilities.js';
 export { SOCKET_CLOSE_CODES } from './wire/socket-close-codes.js';
+export {
+  MAX_WORKSPACE_ARCHIVE_BASE_REF_LENGTH,
+  MAX_WORKSPACE_ARCHIVE_EXCLUDE_LENGTH,
+  MAX_WORKSPACE_ARCHIVE_EXCLUDES,
+  WORKSPACE_ARCHIVE_DEFAULT_EXCLUDES,
+  WORKSPACE_ARCHIVE_FORMATS,
+  WORKSPACE_ARCHIVE_GIT_SECRETS,
+  WORKSPACE_ARCHIVE_MANIFEST_NAME,
+  WORKSPACE_ARCHIVE_MEDIA_TYPES,
+  WORKSPACE_ARCHIVE_REPOSITORY_DEPTH,
+  WORKSPACE_ARCHIVE_SUFFIXES,
+  type WorkspaceArchiveFormat,
+} from './wire/workspace-archive.js';
 export { WORKSPACE_IDENTITY_CAPABILITY } from './wire/workspace-identity-capability.js';

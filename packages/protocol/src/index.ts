@@ -183,6 +183,16 @@ export {
   executeBashRequestWireSchema,
 } from './models/execute-bash-request.js';
 export {
+  type FileBrowserEntryWire,
+  fileBrowserEntryWireSchema,
+  type HomeResponseWire,
+  homeResponseWireSchema,
+  type SubdirectoryEntryWire,
+  type SubdirectoryPageWire,
+  subdirectoryEntryWireSchema,
+  subdirectoryPageWireSchema,
+} from './models/file-browser.js';
+export {
   type FileOperationResult,
   type FileOperationResultWire,
   fileOperationResultWireSchema,
@@ -195,6 +205,18 @@ export {
   gitChangeWireSchema,
   gitDiffWireSchema,
 } from './models/git-change.js';
+export {
+  fromGitCommitsPageWire,
+  type GitCommit,
+  type GitCommitsPage,
+  type GitCommitsPageWire,
+  type GitCommitWire,
+  gitCommitShaParamsWireSchema,
+  gitCommitsPageWireSchema,
+  gitCommitsQueryWireSchema,
+  gitCommitWireSchema,
+  toGitCommitsPageWire,
+} from './models/git-commit.js';
 export {
   HEALTH_OK,
   type HealthStatus,
@@ -248,6 +270,18 @@ export {
   serverInfoWireSchema,
 } from './models/server-info.js';
 export {
+  deferredInitDetail,
+  INIT_API_KEY_HEADER,
+  type InitRequestWire,
+  type InitState,
+  type InitStatusWire,
+  initRequestWireSchema,
+  initStateSchema,
+  initStatusWireSchema,
+  MAX_INIT_SESSION_API_KEY_LENGTH,
+  MAX_INIT_SESSION_API_KEYS,
+} from './models/server-init.js';
+export {
   type ConversationWorkspaceWire,
   conversationWorkspaceWireSchema,
   MAX_CONVERSATION_ITERATIONS,
@@ -257,12 +291,17 @@ export {
 } from './models/start-conversation-request.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
 export { type TextContentWire, textContentWireSchema } from './models/text-content.js';
+export { TOOL_NAMES, type ToolName } from './models/tool-names.js';
 export { type TrustBoundaryWire, trustBoundaryWireSchema } from './models/trust-boundary.js';
 export { type ValidationIssue, validationIssueSchema } from './models/validation-issue.js';
 export {
   type WebsocketAuthFrameWire,
   websocketAuthFrameWireSchema,
 } from './models/websocket-auth-frame.js';
+export {
+  type WorkspaceArchiveManifestWire,
+  workspaceArchiveManifestWireSchema,
+} from './models/workspace-archive-manifest.js';
 export {
   type WorkspaceAccessMode,
   type WorkspaceIdentity,

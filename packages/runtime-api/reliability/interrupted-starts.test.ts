@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AGENT_SERVER_LISTENING_EVENT } from '@agent-workspace/protocol';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RUNTIME_LABELS } from '../src/backend/session-labels.js';
 import { fetchServerClock } from '../src/server/probe-agent-server.js';
-import { deriveSessionKey } from '../src/server/session-key.js';
+import { deriveClaimedKey, deriveSessionKey } from '../src/server/session-key.js';
 import { EngineProxy } from '../src/server/test-support/engine-proxy.js';
 import { call } from '../src/server/test-support/runtime-api-call.js';
 import { startWithDyingSandbox } from '../src/server/test-support/start-with-dying-sandbox.js';
-import { pollUntil } from '../src/test-support/agent-server-probe.js';
+import { keyedStatus, pollUntil } from '../src/test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../src/test-support/remote-api-test-context.js';
 import { RuntimeApiProcess } from './support/runtime-api-process.js';
 
@@ -19,7 +18,6 @@ const PASS_DONE = '"msg":"reaping pass done"';
 context.describe('runtime-api: starts cut short by a dying sandbox or a killed server', () => {
   const { docker, image, namespace } = context;
   const processes: RuntimeApiProcess[] = [];
-  const dispatcher = new Agent();
   let proxy: EngineProxy;
 
   const serve = async (options: Partial<Parameters<typeof RuntimeApiProcess.start>[0]> = {}) => {
@@ -46,7 +44,6 @@ context.describe('runtime-api: starts cut short by a dying sandbox or a killed s
   afterAll(async () => {
     for (const server of processes) await server.stop();
     await proxy?.close();
-    await dispatcher.close();
     await context.cleanup();
   });
 
@@ -125,7 +122,7 @@ context.describe('runtime-api: starts cut short by a dying sandbox or a killed s
     );
     const url = `http://127.0.0.1:${info.NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort}`;
     await pollUntil(
-      () => fetchServerClock(url, key, { dispatcher, timeoutMs: 5000 }),
+      () => fetchServerClock(url, key, { timeoutMs: 5000 }),
       (clock) => clock.uptimeSeconds >= GRACE_SECONDS,
       { what: `${fetched}'s agent-server to be up for the grace` },
     );
@@ -141,6 +138,57 @@ context.describe('runtime-api: starts cut short by a dying sandbox or a killed s
     expect(await containersOf(fetched)).toHaveLength(1);
     const kept = await call(second.url, `/sessions/${fetched}`, { apiKey: second.apiKey });
     expect([kept.status, kept.json.pod_status]).toEqual([200, 'ready']);
+    expect(second.exit).toBeUndefined();
+    expectNoSecretLogged(second);
+  });
+
+  it('after a kill -9 between a warm claim and its init, the restarted server finishes the claim when the session is fetched', async () => {
+    const first = await serve({
+      env: { DOCKER_HOST: proxy.dockerHost },
+      flags: ['--warm-pool', `${image}=1`],
+    });
+    await pollUntil(
+      () => call(first.url, '/pool', { apiKey: first.apiKey }),
+      (answer) => answer.json?.pools?.[0]?.warm === 1,
+      { what: 'a warm sandbox' },
+    );
+    const filters = {
+      label: [`${RUNTIME_LABELS.namespace}=${namespace}`, `${RUNTIME_LABELS.pooled}=true`],
+    };
+    const [warm] = await docker.listContainers({ all: true, filters });
+    const runtimeId = warm?.Labels[RUNTIME_LABELS.runtimeId] ?? '';
+    const nonce = warm?.Labels[RUNTIME_LABELS.keyNonce] ?? '';
+    // The claim's rename runs in the engine; the server never hears of it, and is killed.
+    proxy.holdRenames();
+    const sessionId = `claimed-${randomUUID()}`;
+    const body = { image, session_id: sessionId, working_dir: '/workspace', environment: {} };
+    const answer = call(first.url, '/start', { apiKey: first.apiKey, body }).catch(
+      (error: Error) => error,
+    );
+    await proxy.untilHeld(1);
+    const renamed = await pollUntil(
+      () => docker.getContainer(warm?.Id ?? '').inspect(),
+      (info) => info.Name.endsWith(`.${sessionId}`),
+      { what: 'the claim to rename the warm container' },
+    );
+    expect(await first.kill()).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await answer).toBeInstanceOf(Error);
+    proxy.release();
+    const url = `http://127.0.0.1:${renamed.NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort}`;
+    const key = deriveClaimedKey(first.secret, sessionId, runtimeId, nonce);
+    expect((await call(url, '/api/init')).json?.state).toBe('dormant');
+    expect(await keyedStatus(url, key)).toBe(401);
+
+    const second = await serve({ keys: { apiKey: first.apiKey, secret: first.secret } });
+    const got = await call(second.url, `/sessions/${sessionId}`, { apiKey: second.apiKey });
+    expect([got.status, got.json?.runtime_id, got.json?.session_api_key]).toEqual([
+      200,
+      runtimeId,
+      key,
+    ]);
+    expect(await keyedStatus(url, key)).toBe(200);
+    expect(second.output).toContain('initialized a claimed sandbox left dormant');
+    expect(second.output).not.toContain(key);
     expect(second.exit).toBeUndefined();
     expectNoSecretLogged(second);
   });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RUNTIME_LABELS } from '../src/backend/session-labels.js';
+import { deriveSandboxKey } from '../src/server/session-key.js';
 import { type Answer, call } from '../src/server/test-support/runtime-api-call.js';
 import { pollUntil } from '../src/test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../src/test-support/remote-api-test-context.js';
@@ -129,6 +130,14 @@ context.describe('runtime-api with a warm pool under load', () => {
     expect(server.output).not.toContain(server.apiKey);
     expect(server.output).not.toContain(server.secret);
     expect(server.output).not.toContain(kept.json.session_api_key);
+    // Nor the init key the claimed sandbox started with.
+    const [container] = await context.docker.listContainers({
+      all: true,
+      filters: { label: [`${RUNTIME_LABELS.runtimeId}=${kept.json.runtime_id}`] },
+    });
+    const nonce = container?.Labels[RUNTIME_LABELS.keyNonce] ?? '';
+    const initKey = deriveSandboxKey(server.secret, kept.json.runtime_id, nonce);
+    expect(server.output).not.toContain(initKey);
   });
 
   it('refuses bad --warm-pool values with exit 2 naming the flag', () => {

@@ -34,18 +34,10 @@ export {
   type ReservedEnvironmentName,
 } from './server/reserved-environment-names.js';
 export {
-  DEFAULT_HOST,
-  DEFAULT_IDLE_ACTION,
-  DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_PORT,
-  DEFAULT_READINESS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
   MIN_API_KEY_LENGTH,
   MIN_SESSION_KEY_SECRET_LENGTH,
   type ResolvedRuntimeApiServerOptions,
+  RUNTIME_API_SERVER_DEFAULTS,
   type RuntimeApiServerOptions,
   runtimeApiServerOptionsSchema,
 } from './server/runtime-api-server-options.js';

@@ -210,9 +210,13 @@ describe('buildApp', () => {
       );
       expect(document.components.securitySchemes).toEqual({
         sessionApiKey: { type: 'apiKey', in: 'header', name: 'X-Session-API-Key' },
+        initApiKey: { type: 'apiKey', in: 'header', name: 'X-Init-API-Key' },
       });
       expect(document.security).toEqual([{ sessionApiKey: [] }]);
       expect(document.paths['/health']?.get).toMatchObject({ security: [] });
+      // Init takes its own key; its state is open.
+      expect(document.paths['/api/init']?.post).toMatchObject({ security: [{ initApiKey: [] }] });
+      expect(document.paths['/api/init']?.get).toMatchObject({ security: [] });
     });
 
     it('serves every HTTP route the protocol names, at the path it names', async () => {

@@ -1,6 +1,7 @@
 import {
   GIT_CHANGES_TRUNCATED_HEADER,
   httpErrorBody,
+  INIT_API_KEY_HEADER,
   SESSION_API_KEY_HEADER,
 } from '@agent-workspace/protocol';
 import cors from '@fastify/cors';
@@ -16,16 +17,21 @@ import { registerArchiveRoutes } from '../routes/archive-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
 import { registerConversationEventRoutes } from '../routes/conversation-event-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
+import { registerFileBrowserRoutes } from '../routes/file-browser-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
+import { INIT_API_KEY_SECURITY_SCHEME, registerInitRoutes } from '../routes/init-routes.js';
 import { registerPluginRoutes } from '../routes/plugin-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
+import { registerToolRoutes } from '../routes/tool-routes.js';
+import { registerWorkspaceArchiveRoutes } from '../routes/workspace-archive-routes.js';
 import { registerWorkspaceIdentityRoutes } from '../routes/workspace-identity-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
 import { registerEventsSocket } from '../sockets/events-socket.js';
 import { registerExecSocket } from '../sockets/exec-socket.js';
 import { VERSION } from '../version.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
+import { requireInitialized } from './deferred-init.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
@@ -103,6 +109,12 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
       components: {
         securitySchemes: {
           sessionApiKey: { type: 'apiKey', in: 'header', name: SESSION_API_KEY_HEADER },
+          // `POST /api/init` alone, which a dormant server checks against its start-up keys.
+          [INIT_API_KEY_SECURITY_SCHEME]: {
+            type: 'apiKey',
+            in: 'header',
+            name: INIT_API_KEY_HEADER,
+          },
         },
         // Converted on the first /openapi.json or /docs request, not on the start-up path.
         get schemas() {
@@ -110,7 +122,8 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
           return schemaComponents;
         },
       },
-      // Open routes (health, server info) override this with `security: []`.
+      // Open routes (health, server info) override this with `security: []`, `POST /api/init`
+      // with its own scheme.
       security: [{ sessionApiKey: [] }],
     },
     transform: jsonSchemaTransform,
@@ -128,13 +141,21 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(async (open) => {
     registerServerDetailsRoutes(open, context);
-    registerBashEventsSocket(open, context);
-    registerEventsSocket(open, context);
-    if (options.extensions) registerExecSocket(open, context);
+    registerInitRoutes(open, context);
+    await open.register(async (sockets) => {
+      sockets.addHook('onRequest', requireInitialized(context));
+      registerBashEventsSocket(sockets, context);
+      registerEventsSocket(sockets, context);
+      if (options.extensions) registerExecSocket(sockets, context);
+    });
     await open.register(async (api) => {
       api.addHook('onRequest', requireSessionKey(context));
+      api.addHook('onRequest', requireInitialized(context));
+      registerToolRoutes(api);
       registerBashRoutes(api, context);
       registerFileRoutes(api, context);
+      registerFileBrowserRoutes(api, context);
+      registerWorkspaceArchiveRoutes(api, context);
       registerGitRoutes(api, context);
       registerConversationRoutes(api, context);
       registerConversationEventRoutes(api, context);

@@ -5,6 +5,7 @@ import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import type { BashEventService } from '../bash/bash-event-service.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { InstanceRegistry } from '../runtime/instance-registry.js';
+import type { DeferredInit } from './deferred-init.js';
 import type { SessionAuth } from './session-auth.js';
 
 /**
@@ -38,6 +39,8 @@ export interface ServerContext {
 
   /** The session-key check of the `/api` group and the websockets. */
   auth: SessionAuth;
+  /** The dormant state of a server started with `deferInit`; `undefined` otherwise. */
+  init: DeferredInit | undefined;
 
   // Shutdown.
   /** Aborted when the server starts closing: in-flight uploads stop and clean up. */

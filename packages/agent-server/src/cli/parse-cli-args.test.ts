@@ -120,6 +120,22 @@ describe('parseCliArgs', () => {
     expect(SESSION_API_KEY_FLAG_WARNING).toContain('SESSION_API_KEY in the environment');
   });
 
+  it('reads --defer-init and OH_DEFERRED_INIT (the flag wins) and refuses a bad variable', () => {
+    expect(parseCliArgs(['--defer-init'], {})).toMatchObject({ options: { deferInit: true } });
+    expect(parseCliArgs([], { OH_DEFERRED_INIT: 'True' })).toMatchObject({
+      options: { deferInit: true },
+    });
+    for (const value of ['false', '0', '']) {
+      expect(parseCliArgs([], { OH_DEFERRED_INIT: value })).not.toHaveProperty('options.deferInit');
+    }
+    expect(parseCliArgs(['--no-defer-init'], { OH_DEFERRED_INIT: '1' })).not.toHaveProperty(
+      'options.deferInit',
+    );
+    expect(() => parseCliArgs([], { OH_DEFERRED_INIT: 'later' })).toThrow(
+      "OH_DEFERRED_INIT must be true or false, got 'later'",
+    );
+  });
+
   it('reads a key digest from SESSION_API_KEY_SHA256 and refuses one that is no digest', () => {
     const digest = 'ab'.repeat(32);
     expect(parseCliArgs([], { SESSION_API_KEY_SHA256: digest })).toMatchObject({

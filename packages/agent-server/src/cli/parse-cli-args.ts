@@ -81,6 +81,9 @@ Options:
                                dropped past it (default 67108864)
   --max-loaded-conversations <n>  Idle persisted conversations kept loaded (default 32)
   --no-extensions              Serve and announce only the plain OpenHands protocol
+  --defer-init                 Start dormant for a warm pool: /api routes, /execute_action and
+                               the websockets answer 503 until POST /api/init (X-Init-API-Key:
+                               a start-up session key, if any) delivers the session keys
   -h, --help                   Show this help
   -v, --version                Show the version
 
@@ -90,6 +93,7 @@ Environment:
   SESSION_API_KEY_SHA256                     SHA-256 (hex) of an accepted key, for launchers that
                                              must not show the key itself (Runtime API sessions)
   OH_ALLOW_CORS_ORIGINS_<n>                  More CORS origins
+  OH_DEFERRED_INIT                           true or false: OpenHands' spelling of --defer-init
   DOCKER_HOST_ADDR                           A host whose origins CORS always allows
   AGENT_SERVER_BUILD_GIT_SHA, AGENT_SERVER_BUILD_GIT_REF   Reported by /server_info
 `;
@@ -100,6 +104,14 @@ function sha256Digest(variable: string, value: string): string {
     throw new CliUsageError(`${variable} must be a SHA-256 digest (64 hex digits)`);
   }
   return value;
+}
+
+/** `OH_DEFERRED_INIT` read as pydantic reads a boolean (OpenHands' `deferred_init`). */
+function deferredInitEnv(value: string | undefined): boolean {
+  const text = value?.trim().toLowerCase() ?? '';
+  if (['', '0', 'false', 'f', 'no', 'n', 'off'].includes(text)) return false;
+  if (['1', 'true', 't', 'yes', 'y', 'on'].includes(text)) return true;
+  throw new CliUsageError(`OH_DEFERRED_INIT must be true or false, got '${value}'`);
 }
 
 /**
@@ -152,6 +164,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       ...indexedEnv(env, 'OH_ALLOW_CORS_ORIGINS_').map(([, value]) => value),
     ],
     extensions: values.extensions ?? true,
+    ...((values['defer-init'] ?? deferredInitEnv(env.OH_DEFERRED_INIT)) && { deferInit: true }),
     plugins: (values.plugin ?? []).map((plugin) => nonEmpty('--plugin', plugin)),
   };
   const allowHosts = values['allow-host']?.map((host) => nonEmpty('--allow-host', host));
@@ -266,6 +279,7 @@ function parse(args: readonly string[]) {
       'max-archive-entries': { type: 'string' },
       'allow-cors-origin': { type: 'string', multiple: true },
       extensions: { type: 'boolean' },
+      'defer-init': { type: 'boolean' },
       sandbox: { type: 'boolean' },
       'sandbox-network': { type: 'boolean' },
       'sandbox-read-only': { type: 'string', multiple: true },

@@ -3,6 +3,7 @@ import {
   type GitDiff,
   type ReadGitChangesOptions,
   readGitChanges,
+  readGitCommitDiff,
   readGitDiff,
   WorkspaceError,
 } from '@agent-workspace/core';
@@ -60,7 +61,9 @@ export async function readServerGitChanges(
 
 /**
  * The server's `git/diff` read of one file, under the same rules as
- * {@link readServerGitChanges}; `ref` and `commit` are exclusive.
+ * {@link readServerGitChanges}; `ref` and `commit` are exclusive. With `ref` (or neither) the
+ * file now against the base; with `commit`, as OpenHands means it, the file as that commit
+ * changed it (first parent against the commit, from git objects: it may be deleted now).
  *
  * @throws WorkspaceError `FORBIDDEN`, `NOT_FOUND`, `INVALID_ARGUMENT` (a directory), `GIT_ERROR`.
  */
@@ -80,14 +83,15 @@ export async function readServerGitDiff(
       });
     }
     const target = `${workPath(end.parent, context)}/${end.name}`;
+    const place = { path: target, sandbox: context.sandbox, confineTo: confineTo(context) };
     return await withRealPaths(end.parent, () =>
-      readGitDiff({
-        path: target,
-        sandbox: context.sandbox,
-        confineTo: confineTo(context),
-        ...(options.ref !== undefined && { ref: options.ref }),
-        ...(options.commit !== undefined && { commit: options.commit }),
-      }),
+      options.commit !== undefined && options.ref === undefined
+        ? readGitCommitDiff({ ...place, commit: options.commit })
+        : readGitDiff({
+            ...place,
+            ...(options.ref !== undefined && { ref: options.ref }),
+            ...(options.commit !== undefined && { commit: options.commit }),
+          }),
     );
   } finally {
     end.parent.close();
@@ -95,7 +99,10 @@ export async function readServerGitDiff(
 }
 
 /** Runs `read`; a failure's message names the directory's real path, not its descriptor path. */
-async function withRealPaths<T>(directory: DirectoryHandle, read: () => Promise<T>): Promise<T> {
+export async function withRealPaths<T>(
+  directory: DirectoryHandle,
+  read: () => Promise<T>,
+): Promise<T> {
   try {
     return await read();
   } catch (error) {
@@ -112,7 +119,7 @@ async function withRealPaths<T>(directory: DirectoryHandle, read: () => Promise<
 }
 
 /** The real working directory git reads must stay in, when the server is confined. */
-function confineTo(context: ServerContext): string | undefined {
+export function confineTo(context: ServerContext): string | undefined {
   return context.options.confineToWorkingDir ? context.paths.rootRealPath : undefined;
 }
 
@@ -135,6 +142,6 @@ function searchLimits(context: ServerContext): ReadGitChangesOptions['searchLimi
  * the open directory itself (`/proc/self/fd/<fd>`, which child processes enter before running),
  * so the directory checked is the one read; otherwise its real path.
  */
-function workPath(directory: DirectoryHandle, context: ServerContext): string {
+export function workPath(directory: DirectoryHandle, context: ServerContext): string {
   return PROC_FD_WALKS && context.sandbox === undefined ? directory.ref : directory.realPath();
 }

@@ -26,7 +26,7 @@ const tarBody: typeof jsonSchemaTransform = (input) => {
 
 /**
  * Registers our directory-archive extension (`DIRECTORY_ARCHIVE_CAPABILITY`):
- * `GET /api/file/archive?path=<dir>` streams the directory as a tar, and `POST` with an
+ * `GET /api/workspace/directory_archive?path=<dir>` streams the directory as a tar, and `POST` with an
  * `application/x-tar` body extracts it into the directory (created when missing), answering a
  * `DirectoryArchiveSummary`. Paths are absolute (400) and walked race-free through
  * `context.paths` (403 outside confinement). Extraction is capped at `maxArchiveEntries`

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../app/http-error.js';
+import { requireAbsolutePath } from '../app/require-absolute-path.js';
 import type { ServerContext } from '../app/server-context.js';
 import { openDownload } from '../files/open-download.js';
 import { checkUploadDestination, receiveUpload } from '../files/receive-upload.js';
@@ -43,10 +44,6 @@ const multipartFileBody: typeof jsonSchemaTransform = (input) => {
 export function registerFileRoutes(scope: FastifyInstance, context: ServerContext): void {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const tags = ['Files'];
-  const absolute = (input: string): string => {
-    if (!path.isAbsolute(input)) throw new HttpError(400, 'Path must be absolute');
-    return input;
-  };
 
   app.post(
     AGENT_SERVER_ROUTES.fileUpload,
@@ -56,7 +53,7 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
     },
     async (request) => {
       context.touch();
-      const input = absolute(request.query.path);
+      const input = requireAbsolutePath(request.query.path);
       const { maxUploadBytes } = context.options;
       const declared = Number(request.headers['content-length']);
       if (declared > maxUploadBytes + MULTIPART_OVERHEAD_BYTES) {
@@ -83,7 +80,7 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
     { schema: { tags, querystring: pathQuerySchema } },
     async (request, reply) => {
       context.touch();
-      const input = absolute(request.query.path);
+      const input = requireAbsolutePath(request.query.path);
       const { stream, size } = openDownload(context.paths, input);
       return reply
         .type('application/octet-stream')

@@ -97,7 +97,11 @@ describe('git routes', () => {
       const response = await get('diff', { path: path.join(repo, 'a.txt') });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual(diff);
-      expect(await (await get('diff', { path: 'repo/a.txt', commit: head })).json()).toEqual(diff);
+      // commit: the file as that (root) commit changed it, as OpenHands means it.
+      expect(await (await get('diff', { path: 'repo/a.txt', commit: head })).json()).toEqual({
+        modified: 'one\n',
+        original: '',
+      });
       expect(await (await get('diff', { path: 'repo/c.txt', ref: 'HEAD' })).json()).toEqual({
         modified: 'new\n',
         original: '',

@@ -1,12 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  AGENT_SERVER_ROUTES,
   DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
+  SESSION_API_KEY_HEADER,
   serverInfoFromWire,
   WORKSPACE_IDENTITY_CAPABILITY,
 } from '@agent-workspace/protocol';
+import { TOOL_NAMES } from '@agent-workspace/sdk';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveAgentServerOptions } from '../agent-server-options.js';
 import { describeTrustBoundary, UNCONFINED_CODE_WARNING } from '../app/describe-trust-boundary.js';
@@ -61,7 +64,7 @@ describe('server details routes', () => {
       build_git_sha: 'abc123',
       build_git_ref: 'refs/heads/legacy',
       python_version: null,
-      usable_tools: [],
+      usable_tools: [...TOOL_NAMES],
       runtime_idle_timeout_seconds: null,
       capabilities: [
         EXEC_STREAM_CAPABILITY,
@@ -104,6 +107,19 @@ describe('server details routes', () => {
         DIRECTORY_ARCHIVE_CAPABILITY,
       ]);
     }
+  });
+
+  it('lists in usable_tools the tools GET /api/tools/ offers', async () => {
+    const t = await start({ sessionApiKeys: ['secret'] });
+    const tools = await fetch(`${t.url}${AGENT_SERVER_ROUTES.tools}`, {
+      headers: { [SESSION_API_KEY_HEADER]: 'secret' },
+    });
+    expect(tools.status).toBe(200);
+    const offered = (await tools.json()) as string[];
+    expect(offered).toEqual(expect.arrayContaining(['TerminalTool', 'FileEditorTool']));
+    const { body } = await getJson(`${t.url}${AGENT_SERVER_ROUTES.serverInfo}`);
+    expect((body as { usable_tools: unknown }).usable_tools).toEqual(offered);
+    expect(serverInfoFromWire(body).usableTools).toEqual(offered);
   });
 
   it('prefers the AGENT_SERVER_BUILD_GIT_* variables', async () => {

@@ -9,6 +9,7 @@ import {
   readyStatusSchema,
   type ServerInfoWire,
   serverInfoWireSchema,
+  TOOL_NAMES,
   WORKSPACE_IDENTITY_CAPABILITY,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -26,10 +27,11 @@ export const COMMAND_SANDBOX_CAPABILITY = 'agent_workspace.command_sandbox_v1';
  * Registers the open server-details routes of OpenHands: `GET /alive`, `/health`, `/ready`,
  * `/server_info` and `/` (the same `ServerInfo`). The build sha and ref come from
  * `AGENT_SERVER_BUILD_GIT_SHA` / `_REF` (or OpenHands' `OPENHANDS_BUILD_GIT_SHA` / `_REF`);
- * `capabilities` lists our extensions only when `options.extensions` is on, the ready runtime
- * plugins' among them; `plugins` lists every plugin with its state, `resources` the memory of
- * the server and of the process trees it watches, and `trust_boundary` what confines paths, code
- * execution and network (saying plainly when code execution is not confined).
+ * `usable_tools` are the tools `GET /api/tools/` lists; `capabilities` lists our extensions
+ * only when `options.extensions` is on, the ready runtime plugins' among them; `plugins` lists
+ * every plugin with its state, `resources` the memory of the server and of the process trees it
+ * watches, and `trust_boundary` what confines paths, code execution and network (saying plainly
+ * when code execution is not confined).
  */
 export function registerServerDetailsRoutes(app: FastifyInstance, context: ServerContext): void {
   const env = process.env;
@@ -76,7 +78,7 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
       build_git_sha: buildGitSha,
       build_git_ref: buildGitRef,
       python_version: null,
-      usable_tools: [],
+      usable_tools: [...TOOL_NAMES],
       runtime_idle_timeout_seconds: null,
       capabilities: extensions
         ? [...fixedCapabilities, ...(context.plugins?.capabilities() ?? [])]

@@ -2,8 +2,10 @@ import {
   AGENT_SERVER_ROUTES,
   type ConversationEventWire,
   formatWireTimestamp,
+  normalizeWireTimestamp,
   SOCKET_CLOSE_CODES,
   sendMessageRequestWireSchema,
+  wireTimestampSchema,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -26,12 +28,26 @@ export const MAX_EVENTS_SOCKET_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** Unsent bytes past which the history waits for the client to read. */
 const REPLAY_BUFFERED_BYTES = 1024 * 1024;
 
+/** The form the server writes: UTC, six fraction digits, `Z`. */
+const CANONICAL_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** An event's timestamp in the canonical UTC form, or as is when it is not one we can read. */
+function comparableTimestamp(timestamp: unknown): string {
+  const text = String(timestamp);
+  if (CANONICAL_TIMESTAMP.test(text)) return text;
+  return wireTimestampSchema.safeParse(text).success ? normalizeWireTimestamp(text) : text;
+}
+
 const paramsSchema = z.object({ conversation_id: z.string().min(1).max(200) });
 
 const querySchema = z.object({
   /** `all` replays history; `since` replays events at or after `after_timestamp`. */
-  resend_mode: z.string().optional(),
-  after_timestamp: z.string().max(64).optional(),
+  resend_mode: z.enum(['all', 'since']).optional(),
+  /**
+   * ISO-8601; an offset is converted to UTC, none is taken as UTC (the server's time zone). With
+   * `resend_mode=since` and no `after_timestamp` nothing is replayed, as in OpenHands.
+   */
+  after_timestamp: wireTimestampSchema.optional(),
   /** Deprecated spelling of `resend_mode=all`. */
   resend_all: z.stringbool().optional(),
   /** Deprecated: authenticate with a query parameter. */
@@ -42,7 +58,9 @@ const querySchema = z.object({
  * The events socket of a conversation, `AGENT_SERVER_ROUTES.conversationEventsSocket`
  * (OpenHands-compatible): after the auth handshake, an unknown conversation is closed with 4004
  * "Conversation not found"; otherwise the client gets a `ConversationStateUpdateEvent` with
- * `key: "full_state"`, then the history (`resend_mode=all`, or `since` with `after_timestamp`),
+ * `key: "full_state"`, then the history (`resend_mode=all`, or `since` with `after_timestamp`:
+ * the events at or after it, compared in UTC; an unknown mode or a malformed timestamp is 422 at
+ * the handshake),
  * streamed from disk at the client's pace, then every new event and a new `full_state` after
  * each run. A client frame that is a `Message` (`{"role":"user","content":[…]}`) is sent with
  * `run: true`; a bad one is answered with a `ServerErrorEvent`.
@@ -89,7 +107,8 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
           code,
           detail,
         });
-      const since = mode === 'since' ? after : undefined;
+      const since =
+        mode === 'since' && after !== undefined ? normalizeWireTimestamp(after) : undefined;
       const start = async (): Promise<boolean> => {
         const held = await service.acquire(id);
         if (socket.readyState !== socket.OPEN) {
@@ -114,7 +133,8 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
           // sent twice. New events wait (bounded) while the history is streamed; the watch, not
           // the slow stream, keeps the conversation loaded.
           send(fullState(held));
-          if (mode === 'all' || resendAll === true || since !== undefined) {
+          // A deprecated `resend_all=true` counts only without `resend_mode`, as in OpenHands.
+          if (mode === 'all' || (mode === undefined && resendAll === true) || since !== undefined) {
             replay = held.conversation.history.read();
             waiting = [];
           }
@@ -135,7 +155,9 @@ export function registerEventsSocket(app: FastifyInstance, context: ServerContex
         if (replay !== undefined) {
           for await (const { event } of replay) {
             if (socket.readyState !== socket.OPEN) break;
-            if (since === undefined || String(event.timestamp) >= since) await sendPaced(event);
+            if (since === undefined || comparableTimestamp(event.timestamp) >= since) {
+              await sendPaced(event);
+            }
           }
           for (const text of waiting ?? []) sendText(text);
           waiting = undefined;

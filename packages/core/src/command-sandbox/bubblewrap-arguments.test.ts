@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type HolderLayout, holderArguments } from './bubblewrap-arguments.js';
+import { type HolderLayout, holderArguments, SCRATCH_MOUNT_POINT } from './bubblewrap-arguments.js';
 
 const layout: HolderLayout = {
   workingDir: '/tmp/ws',
@@ -10,6 +10,7 @@ const layout: HolderLayout = {
   home: '/root',
   userNamespace: false,
   shell: '/bin/sh',
+  scratchRoot: '/var/tmp/scratches',
 };
 
 /** Index of the option `name` followed by `value` in `args`; -1 when absent. */
@@ -85,5 +86,18 @@ describe('holderArguments', () => {
       '-c',
       'echo ready; exec sleep infinity',
     ]);
+  });
+
+  it('binds the scratch root after every other bind and covers it with a read-only tmpfs', () => {
+    const args = holderArguments({ ...layout, writablePaths: ['/srv/a/b/c/d/e'] });
+    const bind = args.indexOf(layout.scratchRoot);
+    expect(args.slice(bind - 1, bind + 2)).toEqual([
+      '--bind',
+      layout.scratchRoot,
+      SCRATCH_MOUNT_POINT,
+    ]);
+    expect(indexOfOption(args, '--bind', '/srv/a/b/c/d/e')).toBeLessThan(bind);
+    expect(indexOfOption(args, '--tmpfs', SCRATCH_MOUNT_POINT)).toBe(bind + 2);
+    expect(indexOfOption(args, '--remount-ro', SCRATCH_MOUNT_POINT)).toBe(bind + 4);
   });
 });

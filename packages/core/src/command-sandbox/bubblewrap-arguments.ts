@@ -13,7 +13,16 @@ export interface HolderLayout {
   userNamespace: boolean;
   /** Absolute path of `sh`, the payload's shell. */
   shell: string;
+  /** Host directory of the sandbox's scratches, bound at {@link SCRATCH_MOUNT_POINT}, hidden. */
+  scratchRoot: string;
 }
+
+/**
+ * Where the holder binds the scratch root, under an empty read-only tmpfs: commands see an empty
+ * directory; a launch with a scratch uncovers it in a mount namespace of its own (see
+ * `enterSandboxPrefix`) and sees only its scratch there.
+ */
+export const SCRATCH_MOUNT_POINT = '/.agent-workspace-scratch';
 
 /** Line the holder's payload prints once the sandbox is set up. */
 export const HOLDER_READY_LINE = 'ready';
@@ -24,7 +33,8 @@ const SYSTEM_LINKS = ['/bin', '/lib', '/lib32', '/lib64', '/libx32', '/sbin'];
 /**
  * The bwrap arguments of a sandbox holder: new pid, ipc and uts namespaces (and net when
  * `network` is off), the system read-only, a fresh /dev, /proc and /tmp, HOME hidden, the
- * working dir and extra paths bound, and a payload that prints {@link HOLDER_READY_LINE} then
+ * working dir and extra paths bound, the scratch root bound and covered (last, so that no other
+ * bind hides it), and a payload that prints {@link HOLDER_READY_LINE} then
  * sleeps forever. bwrap's pid-1 init reaps orphans; `--info-fd 3` reports its host pid.
  *
  * Mounts apply in order: the tmpfs of /tmp and HOME come before the binds (the working dir may
@@ -59,6 +69,8 @@ export function holderArguments(layout: HolderLayout): string[] {
     { option: '--bind', target: workingDir },
   ].sort((a, b) => depth(a.target) - depth(b.target));
   for (const { option, target } of binds) args.push(option, target, target);
+  args.push('--bind', layout.scratchRoot, SCRATCH_MOUNT_POINT);
+  args.push('--tmpfs', SCRATCH_MOUNT_POINT, '--remount-ro', SCRATCH_MOUNT_POINT);
   args.push(
     '--info-fd',
     '3',

@@ -98,6 +98,7 @@ describe.skipIf(skipReason !== undefined)('BubblewrapSandbox lifetime', () => {
         exitCode: 0,
         stdout: '0\n0\nCapEff:\t0000000000000000\nNoNewPrivs:\t1\n',
         stderr: '',
+        scratch: { stdout: 'kept\nCapEff:\t0000000000000000\n', stderr: '' },
       });
       const created = await stat(path.join(workingDir, 'created-inside'));
       expect([created.uid, created.gid]).toEqual([NOBODY, NOBODY]);

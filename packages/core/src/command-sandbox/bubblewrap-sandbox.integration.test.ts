@@ -4,14 +4,19 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkspaceError } from '../errors/workspace-error.js';
+import { WorkspaceError } from '../errors/workspace-error.js';
 import { readGitChanges } from '../git/read-git-changes.js';
+import { SYSTEM_PATH } from '../internal/process/find-executable.js';
 import { shellQuote } from '../internal/process/shell-quote.js';
+import { spawnChild } from '../internal/process/spawn-child.js';
 import { type StartLocalCommandOptions, startLocalCommand } from '../local/start-local-command.js';
 import { commandSandboxSkipReason } from '../testing/command-sandbox-skip-reason.js';
 import { expectRejection } from '../testing/rejection-of.js';
+import type { SandboxScratch } from '../workspace/command-sandbox.js';
 import { BubblewrapSandbox } from './bubblewrap-sandbox.js';
 import {
   isAlive,
@@ -48,6 +53,18 @@ function start(command: string, options: Partial<StartLocalCommandOptions> = {},
 }
 
 const run = (command: string, box = sandbox) => start(command, {}, box).result;
+
+/** Runs `script` in the sandbox with `scratch` shown: its exit code and output. */
+async function runWithScratch(script: string, scratch: SandboxScratch) {
+  const launch = { file: '/bin/sh', args: ['-c', script], cwd: sandbox.workingDir };
+  const child = spawnChild({ ...sandbox.wrap(launch, { scratch }), env: { PATH: SYSTEM_PATH } });
+  const [stdout, stderr, { code }] = await Promise.all([
+    text(child.stdout as Readable),
+    text(child.stderr as Readable),
+    child.exit,
+  ]);
+  return { code, stdout, stderr };
+}
 
 /** A TCP server on host 127.0.0.1; `received` resolves with what the first client sent. */
 async function listen(): Promise<{ server: Server; port: number; received: Promise<string> }> {
@@ -247,5 +264,33 @@ describe.skipIf(skipReason !== undefined)('BubblewrapSandbox', () => {
     );
     expect(result).toMatchObject({ exitCode: 0, stdout: 'referencero\n' });
     expect(await readFile(path.join(shared, 'out.txt'), 'utf8')).toBe('w\n');
+  });
+
+  it('shows a scratch to the launches given it alone, without capabilities, and removes it', async () => {
+    const scratch = await sandbox.createScratch();
+    const other = await sandbox.createScratch();
+    const at = shellQuote(scratch.path);
+    expect(
+      await runWithScratch(`echo kept > ${at}/note; grep CapEff /proc/self/status`, scratch),
+    ).toMatchObject({ code: 0, stdout: 'CapEff:\t0000000000000000\n' });
+    expect(await runWithScratch(`cat ${at}/note`, scratch)).toMatchObject({ stdout: 'kept\n' });
+    expect(await runWithScratch(`ls -A ${at}`, other)).toMatchObject({ code: 0, stdout: '' });
+    const plain = await run(
+      `ls -A ${at}; touch ${at}/x || echo write-refused; umount ${at} || echo umount-refused`,
+    );
+    expect(plain).toMatchObject({ stdout: 'write-refused\numount-refused\n' });
+    await scratch.remove();
+    const launch = { file: '/bin/true', args: [], cwd: sandbox.workingDir };
+    for (const bad of [scratch, { ...other }]) {
+      let error: unknown;
+      try {
+        sandbox.wrap(launch, { scratch: bad });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(WorkspaceError.isInstance(error, 'INVALID_ARGUMENT')).toBe(true);
+      expect((error as WorkspaceError).details.field).toBe('scratch');
+    }
+    await other.remove();
   });
 });

@@ -1,47 +1,33 @@
 import { readlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { SYSTEM_PATH } from '../internal/process/find-executable.js';
 import { signalProcessGroup } from '../internal/process/kill-process-group.js';
 import { spawnChild } from '../internal/process/spawn-child.js';
-import type { CommandSandbox, ProcessLaunch } from '../workspace/command-sandbox.js';
-import { holderArguments } from './bubblewrap-arguments.js';
+import type {
+  CommandSandbox,
+  ProcessLaunch,
+  SandboxScratch,
+  WrapOptions,
+} from '../workspace/command-sandbox.js';
+import { holderArguments, SCRATCH_MOUNT_POINT } from './bubblewrap-arguments.js';
+import type {
+  BubblewrapSandboxOptions,
+  StartBubblewrapSandboxOptions,
+} from './bubblewrap-sandbox-options.js';
+import { BubblewrapScratch } from './bubblewrap-scratch.js';
 import type { EgressAllowList } from './egress-allow-list.js';
-import type { EgressPolicy, EgressRefusal } from './egress-policy.js';
 import { enterSandboxPrefix } from './enter-sandbox-prefix.js';
+import { reapScratchRoots, scratchRootPrefix } from './reap-scratch-roots.js';
 import { assertEgressSource, egressAllowList, SandboxEgress } from './sandbox-egress.js';
 import { existingPath, existingPaths } from './sandbox-paths.js';
 import { type SandboxTools, sandboxTools, sandboxUnsupportedReason } from './sandbox-tools.js';
 import { type SandboxHolder, startHolder } from './start-holder.js';
 
-/** Options of {@link BubblewrapSandbox}. */
-export interface BubblewrapSandboxOptions {
-  /** Absolute, existing directory: read-write inside, at the same path. */
-  workingDir: string;
-  /**
-   * `true` (default): share the host's network. `false`: an own network namespace with only a
-   * private loopback. `{ allowHosts }`: an own network namespace whose only way out is an
-   * HTTP/HTTPS proxy in this process that lets through the listed hosts alone (see
-   * {@link EgressPolicy}; commands find it through {@link BubblewrapSandbox.proxyEnvironment}).
-   */
-  network?: boolean | EgressPolicy | undefined;
-  /**
-   * Called for each request the egress proxy refused (with an egress policy only), for a log
-   * line; what it throws is ignored.
-   */
-  onEgressRefused?: ((refusal: EgressRefusal) => void) | undefined;
-  /** More absolute host paths to show read-only, at the same path. */
-  readOnlyPaths?: readonly string[] | undefined;
-  /** More absolute host paths to show read-write, at the same path. */
-  writablePaths?: readonly string[] | undefined;
-}
-
-/** Input of {@link BubblewrapSandbox.start}. */
-export interface StartBubblewrapSandboxOptions extends BubblewrapSandboxOptions {
-  /** Aborting stops the start and rejects with `ABORTED`. */
-  signal?: AbortSignal | undefined;
-}
+export type { BubblewrapSandboxOptions, StartBubblewrapSandboxOptions };
 
 /** How long `close()` waits for bwrap to exit after its pid 1 was killed, before killing it. */
 const HOLDER_EXIT_TIMEOUT_MS = 5_000;
@@ -60,6 +46,11 @@ const HOLDER_EXIT_TIMEOUT_MS = 5_000;
  * - Commands run without capabilities and with `no_new_privs`. Started by root they run as root
  *   (uid 0, no capabilities); started by another user, bwrap makes a user namespace and
  *   commands see themselves as uid 0 inside it, mapped to that user (like rootless containers).
+ * - Scratches ({@link BubblewrapSandbox.createScratch}): directories of a private host directory
+ *   (in the host's temporary directory, removed on close or, after a kill, by the next start),
+ *   bound under an empty read-only tmpfs that a launch with a scratch lifts in a mount
+ *   namespace of its own, where it sees its scratch alone; other commands reach it only through
+ *   that launch's `/proc/<pid>` while it runs.
  * - The sandbox dies with this process. Entering costs about 3 ms per command.
  */
 export class BubblewrapSandbox implements CommandSandbox {
@@ -76,6 +67,10 @@ export class BubblewrapSandbox implements CommandSandbox {
   /** Every argument of the host-side launch before the command's cwd, program and arguments. */
   readonly #enterPrefix: readonly string[];
   readonly #env: string;
+  readonly #tools: SandboxTools;
+  readonly #scratchRoot: string;
+  /** The scratches made here (`wrap` accepts no other). */
+  readonly #scratches = new WeakSet<BubblewrapScratch>();
   readonly #egress: SandboxEgress | undefined;
   #closing: Promise<void> | undefined;
   /** Set once the holder exited: nothing can enter any more. */
@@ -87,6 +82,7 @@ export class BubblewrapSandbox implements CommandSandbox {
       network: boolean;
       allowList: EgressAllowList | undefined;
       userNamespace: boolean;
+      scratchRoot: string;
     },
     holder: SandboxHolder,
     tools: SandboxTools,
@@ -100,6 +96,8 @@ export class BubblewrapSandbox implements CommandSandbox {
     this.pid = holder.pid;
     this.#holder = holder;
     this.#env = tools.env;
+    this.#tools = tools;
+    this.#scratchRoot = options.scratchRoot;
     holder.process.exit.then(
       () => {
         this.#exited = true;
@@ -153,7 +151,10 @@ export class BubblewrapSandbox implements CommandSandbox {
       allowList === undefined ? undefined : await SandboxEgress.start({ allowList, onRefused });
     readOnlyPaths.push(...(egress?.readOnlyPaths ?? []));
     let sandbox: BubblewrapSandbox | undefined;
+    let scratchRoot: string | undefined;
     try {
+      await reapScratchRoots(os.tmpdir());
+      scratchRoot = await mkdtemp(scratchRootPrefix(os.tmpdir()));
       const home = process.env.HOME;
       const holder = await startHolder({
         bwrap: tools.bwrap,
@@ -165,12 +166,13 @@ export class BubblewrapSandbox implements CommandSandbox {
           home: home && path.posix.isAbsolute(home) ? path.posix.resolve(home) : undefined,
           userNamespace: process.geteuid?.() !== 0,
           shell: tools.sh,
+          scratchRoot,
         }),
         signal: options.signal,
       });
       const userNamespace = inOtherUserNamespace(holder.pid);
       sandbox = new BubblewrapSandbox(
-        { workingDir, network, allowList, userNamespace },
+        { workingDir, network, allowList, userNamespace, scratchRoot },
         holder,
         tools,
         egress,
@@ -179,32 +181,54 @@ export class BubblewrapSandbox implements CommandSandbox {
       await egress?.bridge(sandbox, options.signal);
     } catch (error) {
       await (sandbox ? sandbox.close() : egress?.close());
+      if (scratchRoot !== undefined) await rm(scratchRoot, { recursive: true, force: true });
       throw error;
     }
     return sandbox;
   }
 
   /**
-   * The launch that runs `launch` inside the sandbox (synchronous, no I/O).
+   * The launch that runs `launch` inside the sandbox (synchronous, no I/O); with a scratch, in a
+   * mount namespace of its own where the scratch is at `scratch.path`.
    *
-   * @throws WorkspaceError `SANDBOX_EXITED` after `close()` or once the sandbox died.
+   * @throws WorkspaceError `SANDBOX_EXITED` after `close()` or once the sandbox died;
+   * `INVALID_ARGUMENT` (field `scratch`) for a scratch not made here or already removed.
    */
-  wrap(launch: ProcessLaunch): ProcessLaunch {
-    if (this.#closing || this.#exited) {
-      const stderr = this.#holder.stderr().trim();
-      throw new WorkspaceError({
-        code: 'SANDBOX_EXITED',
-        message: this.#closing
-          ? 'the command sandbox is closed'
-          : `the command sandbox exited${stderr ? `: ${stderr}` : ''}`,
-        details: { closed: this.#closing !== undefined, stderr },
+  wrap(launch: ProcessLaunch, options?: WrapOptions): ProcessLaunch {
+    this.#assertRunning();
+    const scratch = options?.scratch;
+    let prefix = this.#enterPrefix;
+    if (scratch !== undefined) {
+      if (!(scratch instanceof BubblewrapScratch) || !this.#scratches.has(scratch)) {
+        throw invalidArgument('scratch', 'is not a scratch of this sandbox');
+      }
+      if (scratch.removed) throw invalidArgument('scratch', 'was removed');
+      prefix = enterSandboxPrefix({
+        tools: this.#tools,
+        holderPid: this.pid,
+        userNamespace: this.userNamespace,
+        network: this.network,
+        scratch: { mountPoint: SCRATCH_MOUNT_POINT, name: scratch.name },
       });
     }
     return {
       file: this.#env,
-      args: [...this.#enterPrefix, launch.cwd, launch.file, ...launch.args],
+      args: [...prefix, launch.cwd, launch.file, ...launch.args],
       cwd: this.workingDir,
     };
+  }
+
+  /**
+   * Makes an empty scratch on the host's disk that only launches wrapped with it see, at
+   * `scratch.path` (read-write); removed by `remove()` or when the sandbox closes.
+   *
+   * @throws WorkspaceError `SANDBOX_EXITED` after `close()` or once the sandbox died.
+   */
+  async createScratch(): Promise<SandboxScratch> {
+    this.#assertRunning();
+    const scratch = await BubblewrapScratch.create(this.#scratchRoot);
+    this.#scratches.add(scratch);
+    return scratch;
   }
 
   /**
@@ -226,7 +250,8 @@ export class BubblewrapSandbox implements CommandSandbox {
 
   /**
    * Kills every process in the sandbox (the egress bridge too) and waits for the holder to exit,
-   * then stops the egress proxy and removes its socket directory. Idempotent.
+   * then stops the egress proxy and removes its socket directory, and removes the scratches.
+   * Idempotent.
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -252,12 +277,26 @@ export class BubblewrapSandbox implements CommandSandbox {
         await holder.exit.catch(() => {});
       }
       await this.#egress?.close();
+      await rm(this.#scratchRoot, { recursive: true, force: true });
     })();
     return this.#closing;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** @throws WorkspaceError `SANDBOX_EXITED` after `close()` or once the holder exited. */
+  #assertRunning(): void {
+    if (!this.#closing && !this.#exited) return;
+    const stderr = this.#holder.stderr().trim();
+    throw new WorkspaceError({
+      code: 'SANDBOX_EXITED',
+      message: this.#closing
+        ? 'the command sandbox is closed'
+        : `the command sandbox exited${stderr ? `: ${stderr}` : ''}`,
+      details: { closed: this.#closing !== undefined, stderr },
+    });
   }
 
   /** Enters the sandbox once, so a sandbox that commands cannot join fails at start. */

@@ -17,6 +17,15 @@ const RELAYED_SIGNALS = 'HUP,INT,QUIT,ABRT,USR1,USR2,PIPE,ALRM,TERM,XCPU,XFSZ,VT
  */
 const STATUS_CONVERTER = 'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); exit $?';
 
+/**
+ * Script run between nsenter and setpriv (still with the capabilities of the sandbox's user
+ * namespace) in a mount namespace of the launch's own: uncovers the scratch root at the mount
+ * point and binds the launch's scratch over it, so the launch sees that scratch alone.
+ */
+const SCRATCH_BINDER =
+  'umount=$1 mount=$2 point=$3 name=$4; shift 4; ' +
+  '"$umount" -n "$point" && "$mount" -n --bind "$point/$name" "$point" && exec "$@"';
+
 /** What {@link enterSandboxPrefix} builds the launch from. */
 export interface EnterSandboxOptions {
   tools: SandboxTools;
@@ -26,16 +35,39 @@ export interface EnterSandboxOptions {
   userNamespace: boolean;
   /** `false` when the sandbox has a network namespace of its own, which is entered too. */
   network: boolean;
+  /**
+   * Show the launch this scratch: the name of its directory in the scratch root, which the
+   * holder binds at `mountPoint` under a cover.
+   */
+  scratch?: { mountPoint: string; name: string } | undefined;
 }
 
 /**
  * Every argument of the host-side launch (run by `env`) before the command's cwd, program and
  * arguments: `env` ignoring the relayed signals, nsenter into the holder's namespaces and root,
- * setpriv dropping every capability with `no_new_privs`, the status converter, then
- * `env --default-signal --chdir`.
+ * for a launch with a scratch a mount namespace of its own (`unshare`) and the
+ * {@link SCRATCH_BINDER}, setpriv dropping every capability with `no_new_privs`, the status
+ * converter, then `env --default-signal --chdir`.
  */
 export function enterSandboxPrefix(options: EnterSandboxOptions): string[] {
-  const { tools } = options;
+  const { tools, scratch } = options;
+  const binder = scratch
+    ? [
+        tools.unshare,
+        '--mount',
+        '--propagation',
+        'private',
+        '--',
+        tools.sh,
+        '-c',
+        SCRATCH_BINDER,
+        'sh',
+        tools.umount,
+        tools.mount,
+        scratch.mountPoint,
+        scratch.name,
+      ]
+    : [];
   return [
     `--ignore-signal=${RELAYED_SIGNALS}`,
     tools.nsenter,
@@ -49,6 +81,7 @@ export function enterSandboxPrefix(options: EnterSandboxOptions): string[] {
     ...(options.network ? [] : ['--net']),
     '--root',
     '--',
+    ...binder,
     tools.setpriv,
     '--no-new-privs',
     '--bounding-set',

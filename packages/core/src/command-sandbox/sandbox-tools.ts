@@ -8,6 +8,10 @@ export interface SandboxTools {
   setpriv: string;
   env: string;
   sh: string;
+  /** `unshare`, `umount` and `mount`: give a launch its scratch (see `enterSandboxPrefix`). */
+  unshare: string;
+  umount: string;
+  mount: string;
 }
 
 /** Each tool and the Debian package that provides it. */
@@ -17,6 +21,9 @@ const PACKAGES: Readonly<Record<keyof SandboxTools, string>> = {
   setpriv: 'util-linux',
   env: 'coreutils',
   sh: 'dash',
+  unshare: 'util-linux',
+  umount: 'mount',
+  mount: 'mount',
 };
 
 let cached: SandboxTools | undefined;

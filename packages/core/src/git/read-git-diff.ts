@@ -120,7 +120,7 @@ async function fileKind(target: string): Promise<FileKind> {
 }
 
 /** The nearest existing directory above `target` and `target`'s POSIX path relative to it. */
-async function locate(target: string): Promise<{ dir: string; relative: string }> {
+export async function locate(target: string): Promise<{ dir: string; relative: string }> {
   const segments = [path.basename(target)];
   let dir = path.dirname(target);
   while (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
@@ -132,8 +132,8 @@ async function locate(target: string): Promise<{ dir: string; relative: string }
   return { dir, relative: segments.join('/') };
 }
 
-/** What every base read needs. */
-interface BaseRead {
+/** What every base read needs (see {@link readAtBase}). */
+export interface BaseRead {
   base: string;
   /** Where git runs (a directory inside the work tree). */
   git: GitPlace;
@@ -144,9 +144,10 @@ interface BaseRead {
 
 /**
  * The text at the base of `file`, relative to `cwd` (or to the repository root with
- * `fromRoot`); `undefined` when no blob is there.
+ * `fromRoot`); `undefined` when no blob is there. A blob over `maxFileBytes` is
+ * `INVALID_ARGUMENT` (field `path`).
  */
-async function readAtBase(
+export async function readAtBase(
   { base, git, maxFileBytes, target }: BaseRead,
   file: string,
   fromRoot: boolean,

@@ -62,7 +62,8 @@ export async function resolveBaseRef(options: ResolveBaseRefOptions): Promise<st
   const git: GitPlace = { cwd, signal, sandbox };
   const explicit = ref ?? commit;
   if (explicit !== undefined) {
-    const args = ['rev-parse', '--verify', `${explicit}^{commit}`];
+    // Validated not to start with `-`; `--end-of-options` makes sure git never reads it as one.
+    const args = ['rev-parse', '--verify', '--end-of-options', `${explicit}^{commit}`];
     const result = await runGit(args, git);
     if (result.exitCode === 0) return stripFinalNewline(result.stdout);
     if (explicit === 'HEAD' && !(await hasCommit('HEAD', git))) return emptyTree(git);
@@ -101,7 +102,7 @@ async function displayBase(git: GitPlace): Promise<string> {
 }
 
 /** The id of the empty tree in this repository's object format (SHA-1 or SHA-256). */
-async function emptyTree(git: GitPlace): Promise<string> {
+export async function emptyTree(git: GitPlace): Promise<string> {
   const output = await gitOutput(['hash-object', '-t', 'tree', '--stdin'], { ...git, input: '' });
   return output.trim();
 }

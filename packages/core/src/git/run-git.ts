@@ -43,8 +43,8 @@ export interface GitResult<Output extends string | Uint8Array = string> {
   stderr: string;
 }
 
-// Options before the subcommand: no pager, no fsmonitor daemon, raw (unquoted) paths, no colour.
-const globalArgs = [
+/** Options of every git call before its subcommand: no pager, no fsmonitor, raw paths, no colour. */
+export const GIT_GLOBAL_ARGS: readonly string[] = [
   '--no-pager',
   '-c',
   'core.fsmonitor=false',
@@ -54,7 +54,8 @@ const globalArgs = [
   'color.ui=false',
 ];
 
-// Variables that would point git at another repository than the one found from `cwd`.
+// Variables that would point git at another repository, index or object store than the one found
+// from `cwd`, run a program of the environment's choosing, or change how pathspecs read.
 const repositoryVariables = new Set([
   'GIT_DIR',
   'GIT_WORK_TREE',
@@ -66,21 +67,32 @@ const repositoryVariables = new Set([
   'GIT_PREFIX',
   'GIT_CONFIG_PARAMETERS',
   'GIT_EXTERNAL_DIFF',
+  'GIT_LITERAL_PATHSPECS',
 ]);
+
+/** Options of {@link gitEnvironment}. */
+export interface GitEnvironmentOptions {
+  /** See {@link RunGitOptions.confineTo}. */
+  confineTo?: string | undefined;
+  /** `false`: pathspec magic (`:(glob,exclude)...`) is read as such. Default `true`. */
+  literalPathspecs?: boolean | undefined;
+}
 
 /**
  * The environment of every git call: the process environment without a server's keys
- * (`childEnvironment`) and without variables that redirect repository discovery, plus no optional locks (never write the index behind the user's back),
- * literal pathspecs, no prompts and the C locale (so "not a git repository" is recognisable);
- * with `confineTo`, no discovery above it.
+ * (`childEnvironment`) and without variables that redirect git (`GIT_DIR`, `GIT_INDEX_FILE`,
+ * `GIT_EXTERNAL_DIFF`, ...), plus no optional locks (never write the index behind the user's
+ * back), literal pathspecs (unless `literalPathspecs: false`), no prompts and the C locale (so
+ * "not a git repository" is recognisable); with `confineTo`, no discovery above it.
  */
-function gitEnvironment(confineTo: string | undefined): Record<string, string> {
+export function gitEnvironment(options: GitEnvironmentOptions = {}): Record<string, string> {
+  const { confineTo } = options;
   const env = childEnvironment();
   for (const name of repositoryVariables) delete env[name];
   return {
     ...env,
     GIT_OPTIONAL_LOCKS: '0',
-    GIT_LITERAL_PATHSPECS: '1',
+    ...(options.literalPathspecs !== false && { GIT_LITERAL_PATHSPECS: '1' }),
     GIT_TERMINAL_PROMPT: '0',
     LC_ALL: 'C',
     ...(confineTo !== undefined && { GIT_CEILING_DIRECTORIES: path.dirname(confineTo) }),
@@ -149,9 +161,9 @@ async function run(
   const maxBuffer = options.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
   const child = spawnChild({
     file: 'git',
-    args: [...globalArgs, ...args],
+    args: [...GIT_GLOBAL_ARGS, ...args],
     cwd: options.cwd,
-    env: gitEnvironment(options.confineTo),
+    env: gitEnvironment({ confineTo: options.confineTo }),
     stdin: options.input === undefined ? 'ignore' : 'pipe',
     detached: true,
     sandbox: options.sandbox,

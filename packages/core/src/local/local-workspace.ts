@@ -4,6 +4,7 @@ import type {
   CommandResult,
   FileOperationResult,
   GitChange,
+  GitCommitsPage,
   GitDiff,
 } from '@agent-workspace/protocol';
 import {
@@ -11,7 +12,10 @@ import {
   type BubblewrapSandboxOptions,
 } from '../command-sandbox/bubblewrap-sandbox.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { validateSha } from '../git/commit-range.js';
 import { readGitChanges } from '../git/read-git-changes.js';
+import { readGitCommitChanges } from '../git/read-git-commit-changes.js';
+import { readGitCommits, validateCommitsLimit } from '../git/read-git-commits.js';
 import { readGitDiff } from '../git/read-git-diff.js';
 import { anySignal } from '../internal/any-signal.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
@@ -21,6 +25,7 @@ import {
   type CommandRequest,
 } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { GitCommitsOptions, GitHistory } from '../workspace/git-history.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
 import { runLocalCommand } from './run-local-command.js';
@@ -49,6 +54,7 @@ export interface LocalWorkspaceOptions {
 const LOCAL_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
   directoryTransfer: true,
   runtimeActions: false,
+  gitHistory: true,
 });
 
 /** The proxy user name of a {@link LocalWorkspace}'s commands (see `proxyEnvironment`). */
@@ -61,8 +67,10 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * A workspace on this machine. Commands run with `bash -c` in their own process group, so a
  * timeout or abort kills the whole tree; files are copied by streaming and written atomically,
  * whole directories too (the `directoryTransfer` capability: a local copy by the same rules as
- * an agent-server's archives). It runs no runtime plugins (`executeAction` and the typed actions
- * reject with `NOT_SUPPORTED`); `pause()` and `resume()` resolve at once.
+ * an agent-server's archives). It reads commit history (the `gitHistory` capability:
+ * `gitCommits`, `gitCommitChanges`) as an agent-server does. It runs no runtime plugins
+ * (`executeAction` and the typed actions reject with `NOT_SUPPORTED`); `pause()` and `resume()`
+ * resolve at once.
  *
  * @example
  * ```ts
@@ -70,7 +78,7 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * const result = await workspace.executeCommand('ls -la');
  * ```
  */
-export class LocalWorkspace extends BaseWorkspace {
+export class LocalWorkspace extends BaseWorkspace implements GitHistory {
   /** `local`; a subclass (a worktree, a scratch directory) may name its own kind. */
   readonly kind: string = 'local';
   readonly #maxOutputBytes: number;
@@ -97,7 +105,7 @@ export class LocalWorkspace extends BaseWorkspace {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  /** Whole directories, no runtime plugins. */
+  /** Whole directories and commit history, no runtime plugins. */
   override get capabilities(): WorkspaceCapabilities {
     return LOCAL_CAPABILITIES;
   }
@@ -150,6 +158,35 @@ export class LocalWorkspace extends BaseWorkspace {
 
   protected async runGitDiff(filePath: string): Promise<GitDiff> {
     return readGitDiff({ path: filePath, sandbox: await this.#commandSandbox() });
+  }
+
+  /**
+   * The repository's most recent commits, newest first (see `GitHistory.gitCommits`); git runs
+   * in the sandbox when there is one, as for `gitChanges`.
+   */
+  async gitCommits(
+    repositoryPath: string,
+    options: GitCommitsOptions = {},
+  ): Promise<GitCommitsPage> {
+    this.assertOpen();
+    if (options.limit !== undefined) validateCommitsLimit(options.limit);
+    const target = this.resolvePath(repositoryPath, 'path');
+    return readGitCommits({
+      path: target,
+      limit: options.limit,
+      sandbox: await this.#commandSandbox(),
+    });
+  }
+
+  /**
+   * The paths commit `sha` (hex only) changed against its first parent (see
+   * `GitHistory.gitCommitChanges`). An unknown commit is `GIT_ERROR`.
+   */
+  async gitCommitChanges(repositoryPath: string, sha: string): Promise<GitChange[]> {
+    this.assertOpen();
+    validateSha(sha, 'sha');
+    const target = this.resolvePath(repositoryPath, 'path');
+    return readGitCommitChanges({ path: target, sha, sandbox: await this.#commandSandbox() });
   }
 
   /** Nothing to suspend on this machine: resolves at once. */

@@ -5,6 +5,8 @@ export interface PoolMember<W extends Workspace> {
   workspace: W;
   /** `Date.now()` when it became idle last. */
   idleSince: number;
+  /** True once `initialize` ran on it (by the pool's hook or its holder): it is never reused. */
+  initialized?: boolean | undefined;
   /** While leased: cuts the holder off (used when `close()` stops waiting for the holder). */
   revoke?: (() => void) | undefined;
 }

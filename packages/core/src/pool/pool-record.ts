@@ -7,7 +7,7 @@ export class PoolRecord {
   /** The totals of `stats()`. */
   readonly counters = {
     ...{ created: 0, acquired: 0, returned: 0, discarded: 0 },
-    ...{ dead: 0, expired: 0, failedStarts: 0 },
+    ...{ dead: 0, expired: 0, initialized: 0, initializeFailed: 0, failedStarts: 0 },
   };
   /** Recent acquire wait times. */
   readonly waits = new AcquireWaitRecorder();

@@ -25,7 +25,8 @@ export interface PooledWorkspaceLease<W extends Workspace = Workspace> extends A
   readonly released: boolean;
   /**
    * Gives the workspace back: by default it is closed and the pool refills in the background;
-   * with a pool `reset` it is reset and becomes idle again (closed when the reset fails).
+   * with a pool `reset` it is reset and becomes idle again (closed when the reset fails), unless
+   * it was initialized (the pool's `initialize`, or the holder's call): then it is closed.
    * Resolves when that is done; never rejects (failures go to `stats().lastError`).
    * Idempotent; `[Symbol.asyncDispose]` calls it.
    */
@@ -38,6 +39,8 @@ export interface PooledWorkspaceGuard<W extends Workspace> {
   readonly view: W;
   /** True when the holder called `close()` (or disposed it) through the view. */
   readonly closedByHolder: boolean;
+  /** True when the holder called `initialize()` through the view (a server initializes once). */
+  readonly initializedByHolder: boolean;
   /** Cuts the view off: from now on its methods reject with `WORKSPACE_CLOSED`. */
   revoke(): void;
 }
@@ -49,6 +52,7 @@ const promiseMethods = new Set<PropertyKey>([
   ...['executeCommand', 'fileUpload', 'fileDownload', 'gitChanges', 'gitDiff', 'pause'],
   ...['resume', 'identity', 'agentServerEndpoint', 'uploadDirectory', 'downloadDirectory'],
   ...['executeAction', 'runtimePlugins', 'browse', 'browseInteractive', 'runIpython'],
+  ...['initState', 'initialize'],
 ]);
 
 const AsyncFunction = (async () => {}).constructor;
@@ -63,6 +67,7 @@ const AsyncFunction = (async () => {}).constructor;
 export function guardPooledWorkspace<W extends Workspace>(workspace: W): PooledWorkspaceGuard<W> {
   let revoked = false;
   let closedByHolder = false;
+  let initializedByHolder = false;
   const view = new Proxy(workspace, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
@@ -80,6 +85,7 @@ export function guardPooledWorkspace<W extends Workspace>(workspace: W): PooledW
           throw error;
         }
         if (closers.has(property)) closedByHolder = true;
+        if (property === 'initialize') initializedByHolder = true;
         return (value as (...rest: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -92,6 +98,9 @@ export function guardPooledWorkspace<W extends Workspace>(workspace: W): PooledW
     get closedByHolder() {
       return closedByHolder || (workspace as { closed?: unknown }).closed === true;
     },
+    get initializedByHolder() {
+      return initializedByHolder;
+    },
     revoke() {
       revoked = true;
     },
@@ -102,8 +111,11 @@ export function guardPooledWorkspace<W extends Workspace>(workspace: W): PooledW
 export interface CreatePooledWorkspaceLeaseOptions<W extends Workspace> {
   workspace: W;
   waitedMs: number;
-  /** Takes the workspace back; called once, on the first `release()`. */
-  giveBack: (closedByHolder: boolean, options: ReleasePooledWorkspaceOptions) => Promise<void>;
+  /** Takes the workspace back; called once, on the first `release()`, with what the holder did. */
+  giveBack: (
+    holder: Pick<PooledWorkspaceGuard<W>, 'closedByHolder' | 'initializedByHolder'>,
+    options: ReleasePooledWorkspaceOptions,
+  ) => Promise<void>;
 }
 
 /** A lease and the pool's handle on it. */
@@ -130,7 +142,7 @@ export function createPooledWorkspaceLease<W extends Workspace>({
     release(options: ReleasePooledWorkspaceOptions = {}) {
       if (!releasing) {
         guard.revoke();
-        releasing = giveBack(guard.closedByHolder, options);
+        releasing = giveBack(guard, options);
       }
       return releasing;
     },

@@ -2,8 +2,10 @@ import type { WorkspaceErrorCode } from '../errors/workspace-error.js';
 
 /** Why a pool closed one of its members. */
 export type PoolDiscardReason =
-  /** Released without a `reset` (or with `discard: true`). */
+  /** Released without a `reset`, with `discard: true`, or after an `initialize` (never reused). */
   | 'released'
+  /** The `initialize` hook threw, timed out or was aborted; its acquire rejected. */
+  | 'initialize-failed'
   /** The `reset` hook threw or timed out. */
   | 'reset-failed'
   /** The health check failed (the sandbox died, its agent-server stopped answering). */
@@ -15,13 +17,16 @@ export type PoolDiscardReason =
   /** The pool is closing. */
   | 'pool-closed';
 
-/** The last failure a pool met in the background, for `stats().lastError`. */
+/**
+ * The last failure a pool met, for `stats().lastError`: in the background, or an `initialize`
+ * (whose acquire also rejected with it).
+ */
 export interface WorkspacePoolError {
   /** The `WorkspaceError` code (`PROVISIONING_ERROR` for anything else). */
   code: WorkspaceErrorCode;
   message: string;
-  /** What failed: a start, a reset, a close or a health check. */
-  during: 'start' | 'reset' | 'close' | 'health-check';
+  /** What failed: a start, a reset, a close, a health check or an `initialize`. */
+  during: 'start' | 'reset' | 'close' | 'health-check' | 'initialize';
   /** When, as an ISO 8601 time. */
   at: string;
 }
@@ -30,6 +35,7 @@ export interface WorkspacePoolError {
 export type WorkspacePoolEvent =
   | { type: 'started'; startMs: number }
   | { type: 'start-failed'; error: WorkspacePoolError; retryInMs: number | undefined }
+  | { type: 'initialized'; initializeMs: number }
   | { type: 'acquired'; waitedMs: number }
   | { type: 'returned' }
   | { type: 'discarded'; reason: PoolDiscardReason }

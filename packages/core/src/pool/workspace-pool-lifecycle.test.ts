@@ -1,46 +1,16 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { useTempDirs } from '../occupancy/test-support/use-temp-dirs.js';
 import { rejectionOf } from '../testing/rejection-of.js';
 import { StartGate } from './test-support/start-gate.js';
-import {
-  liveMembers,
-  registerTempDirKind,
-  TEMP_DIR_KIND,
-  type TempDirWorkspace,
-} from './test-support/temp-dir-workspace.js';
-import { createWorkspacePool, type WorkspacePool } from './workspace-pool.js';
+import { liveMembers } from './test-support/temp-dir-workspace.js';
+import { useTempDirPools } from './test-support/use-temp-dir-pools.js';
+import { createWorkspacePool } from './workspace-pool.js';
 import type { WorkspacePoolEvent } from './workspace-pool-event.js';
-import type { WorkspacePoolOptions } from './workspace-pool-options.js';
 
-const tempDir = useTempDirs();
-const pools: WorkspacePool<TempDirWorkspace>[] = [];
-let unregister: () => void;
-beforeAll(() => {
-  unregister = registerTempDirKind();
-});
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.close()));
-  unregister();
-});
-
-function track<W extends WorkspacePool<TempDirWorkspace>>(pool: W): W {
-  pools.push(pool);
-  return pool;
-}
-
-/** A pool of temp-dir workspaces under `root`, built from the registry. */
-function kindPool(
-  root: string,
-  options: Omit<WorkspacePoolOptions<TempDirWorkspace>, 'kind' | 'config'>,
-) {
-  return track(
-    createWorkspacePool<TempDirWorkspace>({ kind: TEMP_DIR_KIND, config: { root }, ...options }),
-  );
-}
+const { tempDir, track, kindPool } = useTempDirPools();
 
 describe('createWorkspacePool: warm members', () => {
   it('keeps min members warm and refills after each acquire, at most refillConcurrency at once', async () => {

@@ -17,6 +17,8 @@ export const DEFAULT_POOL_DRAIN_TIMEOUT_MS = 30_000;
 export const DEFAULT_POOL_RESET_TIMEOUT_MS = 30_000;
 /** Default `warmUpTimeoutMs`: a warm-up that takes longer than 30 s fails the start. */
 export const DEFAULT_POOL_WARM_UP_TIMEOUT_MS = 30_000;
+/** Default `initializeTimeoutMs`: an `initialize` that takes longer than 30 s fails its acquire. */
+export const DEFAULT_POOL_INITIALIZE_TIMEOUT_MS = 30_000;
 /** Default `healthCheckTimeoutMs`: a member that does not answer its check in 5 s is dead. */
 export const DEFAULT_POOL_HEALTH_CHECK_TIMEOUT_MS = 5_000;
 /** Default `idleCheckIntervalMs`: idle members are checked (and dead ones replaced) every 30 s. */
@@ -34,11 +36,17 @@ export interface CreatePooledWorkspaceOptions {
   signal: AbortSignal;
 }
 
-/** Options of a pool's `reset` and `healthCheck` hooks. */
+/** Options of a pool's `reset`, `healthCheck` and `initialize` hooks. */
 export interface PooledWorkspaceHookOptions {
   /** Fires at the hook's timeout or when the pool closes. */
   signal: AbortSignal;
 }
+
+/** A pool hook that prepares a member (`warmUp`, `reset`, `initialize`). */
+export type PooledWorkspaceHook<W extends Workspace> = (
+  workspace: W,
+  options: PooledWorkspaceHookOptions,
+) => Promise<void>;
 
 /**
  * Options of {@link createWorkspacePool}. Give either `kind` (+ `config`), built with
@@ -88,6 +96,17 @@ export interface WorkspacePoolOptions<W extends Workspace = Workspace> {
   /** Bound on one `reset`. Default 30 000 ms. */
   resetTimeoutMs?: number | undefined;
   /**
+   * Configures a member when it is claimed: runs in `acquire()` after the health check, before
+   * the member is lent (an `acquire({ initialize })` of its own replaces it), e.g. delivering
+   * the user's key to a dormant agent-server: `(ws, { signal }) => ws.initialize({
+   * sessionApiKeys: [userKey], signal })`. A failure (or passing `initializeTimeoutMs`) closes
+   * the member and rejects that acquire with the error. An initialized member is never reset:
+   * on release it is closed (a server initializes once).
+   */
+  initialize?: PooledWorkspaceHook<W> | undefined;
+  /** Bound on one `initialize`. Default 30 000 ms. */
+  initializeTimeoutMs?: number | undefined;
+  /**
    * Says whether a member is still usable; a member that fails it is closed and replaced.
    * Default: `alive()` when the workspace has it (sandbox workspaces: their state and a `/health`
    * call), else not `closed`.
@@ -103,6 +122,18 @@ export interface WorkspacePoolOptions<W extends Workspace = Workspace> {
   drainTimeoutMs?: number | undefined;
   /** Called with each event of the pool; what it throws is ignored. */
   onEvent?: ((event: WorkspacePoolEvent) => void) | undefined;
+}
+
+/** Options of `WorkspacePool.acquire`. */
+export interface AcquirePooledWorkspaceOptions<W extends Workspace = Workspace> {
+  /** Aborting stops waiting (or the `initialize` hook) and rejects with `ABORTED`. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Configures the member for this caller before it is lent, in place of the pool's
+   * `initialize` (see `WorkspacePoolOptions.initialize`), e.g.
+   * `(ws, { signal }) => ws.initialize({ sessionApiKeys: [userKey], signal })`.
+   */
+  initialize?: PooledWorkspaceHook<W> | undefined;
 }
 
 /** {@link WorkspacePoolOptions} checked, with defaults applied. */
@@ -121,6 +152,8 @@ export interface ResolvedWorkspacePoolOptions<W extends Workspace> {
   refillBackoff: { initialMs: number; maxMs: number };
   reset: ((workspace: W, options: PooledWorkspaceHookOptions) => Promise<void>) | undefined;
   resetTimeoutMs: number;
+  initialize: PooledWorkspaceHook<W> | undefined;
+  initializeTimeoutMs: number;
   healthCheck:
     | ((workspace: W, options: PooledWorkspaceHookOptions) => Promise<boolean>)
     | undefined;

@@ -13,7 +13,7 @@ export interface AcquireWaitStats {
 export interface WorkspacePoolStats {
   /** Ready members nobody holds. */
   idle: number;
-  /** Members held by a lease (or being health-checked for one). */
+  /** Members held by a lease (or being health-checked or initialized for one). */
   inUse: number;
   /** Starts in flight. */
   starting: number;
@@ -37,9 +37,13 @@ export interface WorkspacePoolStats {
   dead: number;
   /** Of `discarded`: idle members closed after `idleTtlMs`. */
   expired: number;
+  /** Members the `initialize` hook configured (each lent, never reused). */
+  initialized: number;
+  /** Of `discarded`: members whose `initialize` failed, timed out or was aborted. */
+  initializeFailed: number;
   /** Starts that failed. */
   failedStarts: number;
-  /** The last failure in the background (start, reset, close, health check), if any. */
+  /** The last failure (start, reset, close or health check in the background; an initialize), if any. */
   lastError: WorkspacePoolError | undefined;
   /** Wait times of recent acquires; `undefined` before the first. */
   acquireWaitMs: AcquireWaitStats | undefined;

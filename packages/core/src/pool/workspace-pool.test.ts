@@ -1,42 +1,19 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { useTempDirs } from '../occupancy/test-support/use-temp-dirs.js';
 import { rejectionOf } from '../testing/rejection-of.js';
-import {
-  liveMembers,
-  registerTempDirKind,
-  TEMP_DIR_KIND,
-  TempDirWorkspace,
-} from './test-support/temp-dir-workspace.js';
-import { createWorkspacePool, type WorkspacePool } from './workspace-pool.js';
-import type { WorkspacePoolOptions } from './workspace-pool-options.js';
+import { liveMembers, TEMP_DIR_KIND, TempDirWorkspace } from './test-support/temp-dir-workspace.js';
+import { type TempDirPoolOptions, useTempDirPools } from './test-support/use-temp-dir-pools.js';
+import { createWorkspacePool } from './workspace-pool.js';
 
-const tempDir = useTempDirs();
-const pools: WorkspacePool<TempDirWorkspace>[] = [];
-let unregister: () => void;
-beforeAll(() => {
-  unregister = registerTempDirKind();
-});
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.close()));
-  unregister();
-});
+const { tempDir, kindPool } = useTempDirPools();
 
 /** A pool of temp-dir workspaces under a fresh root, built from the registry. */
-async function makePool(
-  options: Omit<WorkspacePoolOptions<TempDirWorkspace>, 'kind' | 'config'> = {},
-) {
+async function makePool(options: TempDirPoolOptions = {}) {
   const root = await tempDir('pool-');
-  const pool = createWorkspacePool<TempDirWorkspace>({
-    kind: TEMP_DIR_KIND,
-    config: { root },
-    ...options,
-  });
-  pools.push(pool);
-  return { pool, root };
+  return { pool: kindPool(root, options), root };
 }
 
 /** What `build` throws (it must throw). */

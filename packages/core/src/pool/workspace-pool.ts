@@ -1,31 +1,29 @@
 import { abortedError } from '../errors/aborted-error.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { probePoolMember } from './default-pool-health-check.js';
+import {
+  acquireInitializer,
+  type HandOutOptions,
+  initializePoolMember,
+} from './initialize-pool-member.js';
 import { asPoolError, poolClosedError } from './pool-errors.js';
 import { type PoolMember, PoolMembers } from './pool-members.js';
 import { PoolRecord } from './pool-record.js';
+import { PoolReturns } from './pool-returns.js';
 import { type PoolStartOutcome, PoolStarts } from './pool-starts.js';
 import { PoolWaiters } from './pool-waiters.js';
-import {
-  createPooledWorkspaceLease,
-  type PooledWorkspaceLease,
-  type ReleasePooledWorkspaceOptions,
-} from './pooled-workspace-lease.js';
+import { createPooledWorkspaceLease, type PooledWorkspaceLease } from './pooled-workspace-lease.js';
 import { RefillThrottle } from './refill-throttle.js';
 import { resolveWorkspacePoolOptions } from './resolve-workspace-pool-options.js';
-import { runPoolHook } from './run-pool-hook.js';
-import type { PoolDiscardReason } from './workspace-pool-event.js';
 import type {
+  AcquirePooledWorkspaceOptions,
   ResolvedWorkspacePoolOptions,
   WorkspacePoolOptions,
 } from './workspace-pool-options.js';
 import type { WorkspacePoolStats } from './workspace-pool-stats.js';
 
-/** Options of {@link WorkspacePool.acquire}. */
-export interface AcquirePooledWorkspaceOptions {
-  /** Aborting stops waiting and rejects with `ABORTED`. */
-  signal?: AbortSignal | undefined;
-}
+/** Re-exported: core's index takes it from here. */
+export type { AcquirePooledWorkspaceOptions };
 
 /**
  * A warm pool of started workspaces of one kind (see {@link createWorkspacePool}). Everything
@@ -40,6 +38,7 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
   readonly #throttle: RefillThrottle;
   readonly #closeController = new AbortController();
   readonly #record: PoolRecord;
+  readonly #returns: PoolReturns<W>;
   readonly #idleCheckTimer: NodeJS.Timeout;
   #idleChecking = false;
   #closing: Promise<void> | undefined;
@@ -56,7 +55,14 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
     });
     this.#members = new PoolMembers<W>({
       ...{ idleTtlMs, min },
-      expire: (member) => void this.#discard(member, 'expired'),
+      expire: (member) => void this.#returns.discard(member, 'expired'),
+      changed: () => this.#dispatch(),
+    });
+    this.#returns = new PoolReturns({
+      ...this.#options,
+      members: this.#members,
+      record: this.#record,
+      stop: this.#closeController.signal,
       changed: () => this.#dispatch(),
     });
     this.#idleCheckTimer = setInterval(
@@ -70,11 +76,15 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
   /**
    * Lends a ready workspace: a warm idle one at once (after a cheap health check; dead ones are
    * closed and skipped), else a new one when under `max`, else the first one released, in
-   * FIFO order. Rejects with `ABORTED` (signal), `RESOURCE_EXHAUSTED` (`acquireTimeoutMs`
-   * passed, or `maxWaiters` wait already), `WORKSPACE_CLOSED` (the pool closed), or the error
-   * of the start made for this call (`PROVISIONING_ERROR`, ...).
+   * FIFO order. With an `initialize` hook (the call's or the pool's), it runs next; a member
+   * it fails on is closed. Rejects with `ABORTED` (signal), `RESOURCE_EXHAUSTED`
+   * (`acquireTimeoutMs` passed, or `maxWaiters` wait already), `WORKSPACE_CLOSED` (the pool
+   * closed), the error of the start made for this call (`PROVISIONING_ERROR`, ...), or that of
+   * `initialize` (its own, or `PROVISIONING_ERROR` past `initializeTimeoutMs`).
    */
-  async acquire({ signal }: AcquirePooledWorkspaceOptions = {}): Promise<PooledWorkspaceLease<W>> {
+  async acquire(options: AcquirePooledWorkspaceOptions<W> = {}): Promise<PooledWorkspaceLease<W>> {
+    const { signal } = options;
+    const initialize = acquireInitializer(options.initialize, this.#options.initialize);
     if (this.#closing) throw poolClosedError(this.#options.label);
     if (signal?.aborted) throw abortedError(signal);
     const began = performance.now();
@@ -97,18 +107,18 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
         alive = await this.#probe(member, signal);
       } catch (error) {
         this.#members.checking--;
-        if (this.#closing) void this.#discard(member, 'pool-closed');
+        if (this.#closing) void this.#returns.discard(member, 'pool-closed');
         else this.#members.returnIdle(member, { keepAge: true });
         this.#dispatch();
         throw error;
       }
+      if (alive && !this.#closing) return this.#handOut(member, { began, initialize, signal });
       this.#members.checking--;
       if (this.#closing) {
-        void this.#discard(member, 'pool-closed');
+        void this.#returns.discard(member, 'pool-closed');
         throw poolClosedError(this.#options.label);
       }
-      if (alive) return this.#lend(member, performance.now() - began);
-      void this.#discard(member, 'dead');
+      void this.#returns.discard(member, 'dead');
       front = true;
       if (signal?.aborted) throw abortedError(signal);
     }
@@ -158,13 +168,13 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
     this.#waiters.rejectAll(closed);
     this.#closeController.abort(closed);
     this.#starts.abortAll(closed);
-    for (const member of members.idle.splice(0)) void this.#discard(member, 'pool-closed');
+    for (const member of members.idle.splice(0)) void this.#returns.discard(member, 'pool-closed');
     const drained = () => members.leased.size === 0 && members.checking === 0;
     await members.until(drained, this.#options.drainTimeoutMs);
     for (const member of [...members.leased]) {
       member.revoke?.();
       members.leased.delete(member);
-      void this.#discard(member, 'pool-closed');
+      void this.#returns.discard(member, 'pool-closed');
     }
     await members.until(
       () =>
@@ -176,14 +186,59 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
     this.#record.emit({ type: 'closed' });
   }
 
+  /**
+   * Runs `initialize` (if any) on a checked member (still counted `checking`), then lends it.
+   * A member it fails on is closed (or, when the pool closed meanwhile, dropped as such).
+   */
+  async #handOut(
+    member: PoolMember<W>,
+    { began, initialize, signal }: HandOutOptions<W>,
+  ): Promise<PooledWorkspaceLease<W>> {
+    if (initialize) {
+      const { initializeTimeoutMs: timeoutMs, label } = this.#options;
+      const started = performance.now();
+      // Set first: a server may be consumed by an initialize that then fails.
+      member.initialized = true;
+      try {
+        const stop = this.#closeController.signal;
+        await initializePoolMember(member.workspace, {
+          initialize,
+          timeoutMs,
+          signal,
+          stop,
+          label,
+        });
+      } catch (error) {
+        this.#members.checking--;
+        if (this.#closing) void this.#returns.discard(member, 'pool-closed');
+        else {
+          this.#record.error(error, 'initialize');
+          void this.#returns.discard(member, 'initialize-failed');
+        }
+        throw error;
+      }
+      this.#record.counters.initialized++;
+      this.#record.emit({ type: 'initialized', initializeMs: performance.now() - started });
+    }
+    this.#members.checking--;
+    if (this.#closing) {
+      void this.#returns.discard(member, 'pool-closed');
+      throw poolClosedError(this.#options.label);
+    }
+    return this.#lend(member, performance.now() - began);
+  }
+
   #lend(member: PoolMember<W>, waitedMs: number): PooledWorkspaceLease<W> {
     const { lease, revoke } = createPooledWorkspaceLease({
       workspace: member.workspace,
       waitedMs,
-      giveBack: (closedByHolder, options) => {
+      giveBack: ({ closedByHolder, initializedByHolder }, options) => {
         member.revoke = undefined;
+        if (initializedByHolder) member.initialized = true;
         if (!this.#members.leased.delete(member)) return Promise.resolve();
-        return this.#giveBack(member, closedByHolder, options).finally(() => this.#dispatch());
+        return this.#returns
+          .giveBack(member, closedByHolder, options)
+          .finally(() => this.#dispatch());
       },
     });
     member.revoke = revoke;
@@ -193,53 +248,6 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
     this.#record.emit({ type: 'acquired', waitedMs });
     this.#dispatch();
     return lease;
-  }
-
-  async #giveBack(
-    member: PoolMember<W>,
-    closedByHolder: boolean,
-    { discard }: ReleasePooledWorkspaceOptions,
-  ): Promise<void> {
-    const { reset, resetTimeoutMs } = this.#options;
-    if (closedByHolder) return this.#discard(member, 'closed-by-holder');
-    if (!reset || discard || this.#closing) {
-      return this.#discard(member, this.#closing ? 'pool-closed' : 'released');
-    }
-    this.#members.resetting++;
-    let ok = false;
-    try {
-      await runPoolHook(({ signal }) => reset(member.workspace, { signal }), {
-        timeoutMs: resetTimeoutMs,
-        signal: this.#closeController.signal,
-      });
-      ok = true;
-    } catch (error) {
-      if (!this.#closing) this.#record.error(error, 'reset');
-    } finally {
-      this.#members.resetting--;
-    }
-    if (!ok || this.#closing) return this.#discard(member, ok ? 'pool-closed' : 'reset-failed');
-    this.#members.returnIdle(member, { keepAge: false });
-    this.#record.counters.returned++;
-    this.#record.emit({ type: 'returned' });
-  }
-
-  /** Closes `member` (counted in `closing` meanwhile); never rejects. */
-  #discard(member: PoolMember<W>, reason: PoolDiscardReason): Promise<void> {
-    this.#record.counters.discarded++;
-    if (reason === 'dead') this.#record.counters.dead++;
-    if (reason === 'expired') this.#record.counters.expired++;
-    this.#record.emit({ type: 'discarded', reason });
-    // A close() that throws at once must not escape into a timer or an acquire.
-    const tracked = Promise.resolve()
-      .then(() => member.workspace.close())
-      .catch((error: unknown) => void this.#record.error(error, 'close'))
-      .finally(() => {
-        this.#members.closing.delete(tracked);
-        this.#dispatch();
-      });
-    this.#members.closing.add(tracked);
-    return tracked;
   }
 
   /** The health check: false when it fails or times out, `ABORTED` when `signal` fires. */
@@ -261,7 +269,7 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
       await Promise.all(
         [...this.#members.idle].map(async (member) => {
           if (await this.#probe(member)) return;
-          if (this.#members.removeIdle(member)) void this.#discard(member, 'dead');
+          if (this.#members.removeIdle(member)) void this.#returns.discard(member, 'dead');
         }),
       );
     } finally {
@@ -296,7 +304,7 @@ export class WorkspacePool<W extends Workspace = Workspace> implements AsyncDisp
   #started(outcome: PoolStartOutcome<W>): void {
     if (outcome.ok) {
       const member = this.#members.newMember(outcome.workspace);
-      if (this.#closing) void this.#discard(member, 'pool-closed');
+      if (this.#closing) void this.#returns.discard(member, 'pool-closed');
       else {
         this.#record.counters.created++;
         this.#throttle.succeeded();

@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
+import type { Dispatcher } from 'undici';
 import { archiveProblemOf } from '../internal/archive/archive-entry-error.js';
 import { extractTransfer } from '../internal/archive/extract-transfer.js';
 import {
@@ -23,7 +25,7 @@ export interface DownloadRemoteDirectoryOptions {
 }
 
 /**
- * Downloads a server directory as one tar stream with `GET /api/file/archive?path=<source>` and
+ * Downloads a server directory as one tar stream with `GET /api/workspace/directory_archive?path=<source>` and
  * extracts it as it arrives (memory stays flat) into the local destination, with the same rules
  * the server applies to uploads whatever the server sends: no entry lands outside the
  * destination (absolute names, `..` and paths through a symbolic link are refused), files are
@@ -54,11 +56,47 @@ export async function downloadRemoteDirectory(
   });
   if (download.failure !== undefined) return failed(download.failure);
   const { response } = download;
+  return extractDownload({
+    client,
+    request,
+    response,
+    tar: response.body,
+    sourcePath,
+    destinationPath,
+    signal,
+  });
+}
+
+/** Options of {@link extractDownload}. */
+export interface ExtractDownloadOptions {
+  client: AgentServerClient;
+  /** The download's request, for transport errors. */
+  request: AgentServerRequest;
+  /** The download's response; its body is destroyed when the extraction ends. */
+  response: Dispatcher.ResponseData;
+  /** The tar stream to extract (the body itself, or a stream made from it). */
+  tar: Readable;
+  sourcePath: string;
+  destinationPath: string;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Extracts a downloaded directory's tar stream into the local destination (created when
+ * missing): archive refusals and local write errors are failure results, a broken or aborted
+ * stream throws the client's transport failure.
+ */
+export async function extractDownload(
+  options: ExtractDownloadOptions,
+): Promise<DirectoryTransferResult> {
+  const { client, request, response, tar, sourcePath, destinationPath, signal } = options;
+  const failed = (error: string) =>
+    directoryTransferFailure({ sourcePath, destinationPath }, error);
   let destination: Awaited<ReturnType<typeof openLocalDirectory>> | undefined;
   try {
     destination = await openLocalDirectory(destinationPath, 'destination', { create: true });
     return await extractTransfer({
-      source: response.body,
+      source: tar,
       destination: destination.handle,
       paths: { sourcePath, destinationPath },
       signal,
@@ -76,6 +114,7 @@ export async function downloadRemoteDirectory(
     }
     throw client.failureOf(error, request);
   } finally {
+    tar.destroy();
     response.body.destroy();
     destination?.handle.close();
   }

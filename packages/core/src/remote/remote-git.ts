@@ -9,6 +9,8 @@ export interface RemoteGitOptions<T> {
   path: string;
   /** Repository or file the route is asked about (sent as `?path=`). */
   target: string;
+  /** More query parameters (`ref`, `commit`, `limit`); undefined ones are left out. */
+  query?: Record<string, string | undefined> | undefined;
   /** Validates and converts the JSON answer. */
   parse: (json: unknown) => T;
   signal: AbortSignal;
@@ -16,24 +18,29 @@ export interface RemoteGitOptions<T> {
 
 /**
  * `GET <path>?path=…` of a git route. A 400 carries the server's detail: `INVALID_ARGUMENT`
- * when it is about an argument (`path …`, `ref …`, `commit …`, as our server words them),
+ * when it is about an argument (`path …`, `ref …`, `commit …`, `sha …`, as our server words them),
  * `GIT_ERROR` otherwise.
  */
 export async function remoteGit<T>({
   client,
   path,
   target,
+  query = {},
   parse,
   signal,
 }: RemoteGitOptions<T>): Promise<T> {
-  const request: AgentServerRequest = { method: 'GET', path, query: { path: target }, signal };
+  const parameters: Record<string, string> = { path: target };
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) parameters[name] = value;
+  }
+  const request: AgentServerRequest = { method: 'GET', path, query: parameters, signal };
   const reply = await client.call(request);
   if (reply.status >= 200 && reply.status <= 299) {
     return client.parse(reply, request, parse);
   }
   if (reply.status === 400) {
     const detail = errorDetail(reply);
-    const field = /^(path|ref|commit)\b/.exec(detail)?.[1];
+    const field = /^(path|ref|commit|sha)\b/.exec(detail)?.[1];
     throw new WorkspaceError({
       code: field ? 'INVALID_ARGUMENT' : 'GIT_ERROR',
       message: field ? detail : `git failed on ${target}: ${detail}`,

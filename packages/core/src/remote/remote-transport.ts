@@ -7,10 +7,7 @@ import {
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
   type FileOperationResult,
-  type GitChange,
-  type GitDiff,
-  gitChangeWireSchema,
-  gitDiffWireSchema,
+  type InitState,
   type ObservationWire,
   type ServerInfo,
   serverInfoFromWire,
@@ -18,7 +15,6 @@ import {
   type WorkspaceIdentity,
   workspaceIdentityFromWire,
 } from '@agent-workspace/protocol';
-import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
@@ -26,37 +22,25 @@ import { timeoutSignal } from '../internal/timeout-signal.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import { AgentServerClient } from './agent-server-client.js';
-import { downloadDirectoryByListing } from './download-directory-by-listing.js';
-import { downloadRemoteDirectory } from './download-remote-directory.js';
+import { createRemoteDirectory } from './create-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
+import { downloadWorkspaceArchive } from './download-workspace-archive.js';
 import { ExecConnection } from './exec-connection.js';
 import { executeRemoteAction } from './remote-actions.js';
-import { remoteGit } from './remote-git.js';
+import { RemoteGitQueries } from './remote-git-queries.js';
+import { initializeRemote, remoteInitState } from './remote-init.js';
+import type { RemoteTransportOptions } from './remote-workspace-options.js';
 import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
 import { runStreamedCommand } from './run-streamed-command.js';
-import { uploadDirectoryFileByFile } from './upload-directory-file-by-file.js';
-import { uploadRemoteDirectory } from './upload-remote-directory.js';
+import { transferRemoteDirectory } from './transfer-remote-directory.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
+import type {
+  WorkspaceArchiveOptions,
+  WorkspaceArchiveResult,
+} from './workspace-archive-options.js';
 
-const gitChangesSchema = z.array(gitChangeWireSchema);
-
-/** Timeout of each command of a fallback directory transfer (listing, `mkdir`, `ln`, `chmod`). */
-const FALLBACK_COMMAND_TIMEOUT_MS = 300_000;
-
-/** Options of {@link RemoteTransport}: the validated options of a `RemoteWorkspace`. */
-export interface RemoteTransportOptions {
-  /** Base URL of the agent-server, as `agentServerBaseUrl` normalised it. */
-  host: string;
-  /** The workspace's `workingDir`. */
-  workingDir: string;
-  apiKey: string | undefined;
-  requestTimeoutMs: number;
-  connectTimeoutMs: number;
-  reconnectTimeoutMs: number;
-  maxConnections: number;
-  maxOutputBytes: number;
-}
+export type { RemoteTransportOptions };
 
 /**
  * What a `RemoteWorkspace` does on the wire: the HTTP pool (undici), the exec socket (ws) and
@@ -74,6 +58,8 @@ export class RemoteTransport {
   #capabilities: Promise<readonly string[]> | undefined;
   /** State of the polled mode, shared by its commands. */
   readonly #polled: PolledCommandState = { integerTimeouts: false };
+  /** The git routes, cut short by `close()`. */
+  readonly git: RemoteGitQueries;
 
   constructor(options: RemoteTransportOptions) {
     this.#options = options;
@@ -87,6 +73,7 @@ export class RemoteTransport {
     });
     // Every running command listens on this signal.
     setMaxListeners(0, this.#closing.signal);
+    this.git = new RemoteGitQueries(this.#client, this.#closing.signal);
   }
 
   /** Fetches `GET /server_info` (never cached). */
@@ -152,6 +139,33 @@ export class RemoteTransport {
     }
   }
 
+  /** `GET /api/init`: the deferred-init state, `undefined` without deferred init (see {@link remoteInitState}). */
+  initState(signal?: AbortSignal): Promise<InitState | undefined> {
+    const merged = anySignal([signal, this.#closing.signal]);
+    return remoteInitState({ client: this.#client, signal: merged });
+  }
+
+  /** `POST /api/init` with this transport's key as the init key (see {@link initializeRemote}). */
+  initialize(options: {
+    sessionApiKeys?: readonly string[] | undefined;
+    signal?: AbortSignal | undefined;
+  }): Promise<void> {
+    const signal = anySignal([options.signal, this.#closing.signal]);
+    const { host, apiKey, requestTimeoutMs, connectTimeoutMs } = this.#options;
+    const { sessionApiKeys } = options;
+    return this.#track(
+      initializeRemote({
+        client: this.#client,
+        host,
+        apiKey,
+        requestTimeoutMs,
+        connectTimeoutMs,
+        sessionApiKeys,
+        signal,
+      }),
+    );
+  }
+
   /** Runs a command, streamed or polled as the server allows; a busy server is tried again. */
   runCommand(request: CommandRequest): Promise<CommandResult> {
     // A busy server (429, too many commands) ran nothing: try again within the command's time.
@@ -171,6 +185,11 @@ export class RemoteTransport {
     });
   }
 
+  /** Makes a directory and its parents on the server (see {@link createRemoteDirectory}). */
+  createDirectory(path: string): Promise<void> {
+    return createRemoteDirectory({ client: this.#client, path, signal: this.#closing.signal });
+  }
+
   /** Streams a server file to the local disk (see {@link downloadRemoteFile}). */
   fileDownload(sourcePath: string, destinationPath: string): Promise<FileOperationResult> {
     return downloadRemoteFile({
@@ -181,52 +200,37 @@ export class RemoteTransport {
     });
   }
 
-  /**
-   * Copies a local directory to the server: one tar stream when the server lists
-   * `DIRECTORY_ARCHIVE_CAPABILITY` (see {@link uploadRemoteDirectory}), file by file otherwise
-   * (see {@link uploadDirectoryFileByFile}).
-   */
+  /** OpenHands' workspace archive of a server directory, into a local file (see {@link downloadWorkspaceArchive}). */
+  workspaceArchive(
+    sourcePath: string,
+    destinationPath: string,
+    options: WorkspaceArchiveOptions,
+  ): Promise<WorkspaceArchiveResult> {
+    return downloadWorkspaceArchive({
+      ...options,
+      client: this.#client,
+      sourcePath,
+      destinationPath,
+      signal: this.#closing.signal,
+    });
+  }
+
+  /** Copies a local directory to the server (see {@link transferRemoteDirectory}). */
   directoryUpload(
     sourcePath: string,
     destinationPath: string,
     signal?: AbortSignal,
   ): Promise<DirectoryTransferResult> {
-    return this.#directoryTransfer(signal, async (client, merged, archives) => {
-      const options = { client, sourcePath, destinationPath, signal: merged };
-      if (archives) return uploadRemoteDirectory(options);
-      return uploadDirectoryFileByFile({ ...options, run: this.#fallbackRunner(merged) });
-    });
+    return this.#directoryTransfer('upload', sourcePath, destinationPath, signal);
   }
 
-  /**
-   * Copies a server directory to this machine: one tar stream when the server lists
-   * `DIRECTORY_ARCHIVE_CAPABILITY` (see {@link downloadRemoteDirectory}), by a listing command
-   * and one download per file otherwise (see {@link downloadDirectoryByListing}).
-   */
+  /** Copies a server directory to this machine (see {@link transferRemoteDirectory}). */
   directoryDownload(
     sourcePath: string,
     destinationPath: string,
     signal?: AbortSignal,
   ): Promise<DirectoryTransferResult> {
-    return this.#directoryTransfer(signal, async (client, merged, archives) => {
-      const options = { client, sourcePath, destinationPath, signal: merged };
-      if (archives) return downloadRemoteDirectory(options);
-      return downloadDirectoryByListing({ ...options, run: this.#fallbackRunner(merged) });
-    });
-  }
-
-  /** The changed paths of the repository at `repositoryPath`. */
-  gitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return this.#git(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, (json) =>
-      gitChangesSchema.parse(json),
-    );
-  }
-
-  /** The current and base content of the file at `filePath`. */
-  gitDiff(filePath: string): Promise<GitDiff> {
-    return this.#git(AGENT_SERVER_ROUTES.gitDiff, filePath, (json) =>
-      gitDiffWireSchema.parse(json),
-    );
+    return this.#directoryTransfer('download', sourcePath, destinationPath, signal);
   }
 
   /** Runs an OpenHands action on the server (see {@link executeRemoteAction}). */
@@ -239,6 +243,12 @@ export class RemoteTransport {
         requestTimeoutMs: this.#options.requestTimeoutMs,
       }),
     );
+  }
+
+  /** Closes once the operations running now have ended (the workspace moved to another key). */
+  async retire(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    await this.close();
   }
 
   /** Ends what runs with `WORKSPACE_CLOSED`, then closes the socket and the pool. */
@@ -298,12 +308,10 @@ export class RemoteTransport {
 
   /** Runs a directory transfer, tracked, with the capability looked up and `close()` heeded. */
   #directoryTransfer(
+    direction: 'upload' | 'download',
+    sourcePath: string,
+    destinationPath: string,
     signal: AbortSignal | undefined,
-    transfer: (
-      client: AgentServerClient,
-      signal: AbortSignal,
-      archives: boolean,
-    ) => Promise<DirectoryTransferResult>,
   ): Promise<DirectoryTransferResult> {
     const merged = anySignal([signal, this.#closing.signal]);
     return this.#track(
@@ -311,21 +319,18 @@ export class RemoteTransport {
         const archives = (await this.#serverCapabilities()).includes(DIRECTORY_ARCHIVE_CAPABILITY);
         if (merged.aborted)
           throw this.#closing.signal.aborted ? merged.reason : abortedError(merged);
-        return transfer(this.#client, merged, archives);
+        return transferRemoteDirectory({
+          direction,
+          client: this.#client,
+          sourcePath,
+          destinationPath,
+          archives,
+          workingDir: this.#options.workingDir,
+          runCommand: (request) => this.runCommand(request),
+          signal: merged,
+        });
       })(),
     );
-  }
-
-  /** Runs the shell commands of a fallback transfer in the workspace's working directory. */
-  #fallbackRunner(signal: AbortSignal): (command: string) => Promise<CommandResult> {
-    return (command) =>
-      this.runCommand({
-        command,
-        cwd: this.#options.workingDir,
-        timeoutMs: FALLBACK_COMMAND_TIMEOUT_MS,
-        env: {},
-        signal,
-      });
   }
 
   /** Registers `work` until it settles, so `close()` can wait for it. */
@@ -334,10 +339,5 @@ export class RemoteTransport {
     const forget = () => this.#inFlight.delete(work);
     work.then(forget, forget);
     return work;
-  }
-
-  /** A git route, cut short by `close()`. */
-  #git<T>(path: string, target: string, parse: (json: unknown) => T): Promise<T> {
-    return remoteGit({ client: this.#client, path, target, parse, signal: this.#closing.signal });
   }
 }

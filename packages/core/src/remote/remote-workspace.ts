@@ -3,14 +3,13 @@ import type {
   CommandResult,
   FileOperationResult,
   GitChange,
+  GitCommitsPage,
   GitDiff,
   ObservationWire,
   RuntimePluginStatusWire,
   ServerInfo,
 } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
-import { positiveOption } from '../errors/positive-option.js';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../internal/output/default-max-output-bytes.js';
 import {
   type AgentServerEndpoint,
   agentServerEndpoint,
@@ -27,41 +26,34 @@ import {
   type WorkspaceIdentityOptions,
   workspaceIdOf,
 } from '../workspace/workspace-identity.js';
-import { agentServerBaseUrl } from './agent-server-base-url.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
-import type { RemoteTransport, RemoteTransportOptions } from './remote-transport.js';
+import {
+  checkGitHistoryOptions,
+  type GitChangesOptions,
+  type GitCommitsOptions,
+  type GitDiffOptions,
+} from './git-history-options.js';
+import { RemoteConnection } from './remote-connection.js';
+import type {
+  DeferredInitState,
+  InitializeWorkspaceOptions,
+  InitStateOptions,
+} from './remote-init-options.js';
+import type { RemoteTransport } from './remote-transport.js';
+import {
+  AGENT_SERVER_CAPABILITIES,
+  type RemoteWorkspaceOptions,
+  resolveRemoteWorkspaceOptions,
+} from './remote-workspace-options.js';
+import {
+  checkWorkspaceArchiveOptions,
+  resolveArchiveDestination,
+  type WorkspaceArchiveOptions,
+  type WorkspaceArchiveResult,
+} from './workspace-archive-options.js';
 
-/** Re-exported: core's index and callers take it from here. */
-export { CLIENT_TIMEOUT_GRACE_MS };
-
-/** What every workspace over an agent-server supports beyond the core contract. */
-export const AGENT_SERVER_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
-  directoryTransfer: true,
-  runtimeActions: true,
-});
-
-/** Options of {@link RemoteWorkspace}. */
-export interface RemoteWorkspaceOptions {
-  /** Base URL of the agent-server, e.g. `http://127.0.0.1:8000` (a path prefix is kept). */
-  host: string;
-  /** Absolute directory on the server that relative paths and the default cwd resolve against. */
-  workingDir: string;
-  /** Session API key: sent in the session key header and as the websocket's first frame. */
-  apiKey?: string | undefined;
-  /** Longest wait for response headers and between body chunks. Default 60 000 ms. */
-  requestTimeoutMs?: number | undefined;
-  /** Longest wait for a TCP / websocket connection. Default 10 000 ms. */
-  connectTimeoutMs?: number | undefined;
-  /** Cap on pooled keep-alive HTTP connections. Default 32. */
-  maxConnections?: number | undefined;
-  /**
-   * How long a running command may wait for a dropped connection to come back before it
-   * fails with `CONNECTION_ERROR`. Default 30 000 ms.
-   */
-  reconnectTimeoutMs?: number | undefined;
-  /** Cap on captured bytes per stream; the tail is kept. Default 10 MiB. */
-  maxOutputBytes?: number | undefined;
-}
+/** Re-exported: core's index and callers take them from here. */
+export { AGENT_SERVER_CAPABILITIES, CLIENT_TIMEOUT_GRACE_MS, type RemoteWorkspaceOptions };
 
 /**
  * A workspace on an agent-server (ours or OpenHands'), reached over HTTP and websockets.
@@ -77,13 +69,16 @@ export interface RemoteWorkspaceOptions {
  *   `PROTOCOL_ERROR` — never a fake exit code.
  * - **Files** stream both ways (see `uploadRemoteFile`, `downloadRemoteFile`); whole
  *   directories too (the `directoryTransfer` capability): one tar stream each way when the
- *   server lists the directory-archive capability, file by file over the OpenHands routes
- *   otherwise (`uploadRemoteDirectory` / `uploadDirectoryFileByFile`, `downloadRemoteDirectory`
- *   / `downloadDirectoryByListing`).
+ *   server lists the directory-archive capability; otherwise uploads go file by file over the
+ *   OpenHands routes and downloads use OpenHands' `tar.gz` archive, or a listing when that
+ *   would not be faithful (`uploadRemoteDirectory` / `uploadDirectoryFileByFile`,
+ *   `downloadRemoteDirectory` / `downloadDirectoryTarGz` / `downloadDirectoryByListing`).
  * - **Runtime plugins** (the `runtimeActions` capability): `executeAction` over OpenHands'
  *   `POST /execute_action`, with typed `browse`, `browseInteractive` and `runIpython`;
  *   `runtimePlugins()` lists the server's plugins. A server without the route (an OpenHands V1
  *   agent-server) gives `NOT_SUPPORTED`.
+ * - **Deferred init**: a server started dormant (`--defer-init`) answers 503 to all of the above
+ *   until `initialize()`; `initState()` tells where it is.
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
  * - `identity()` asks the server (`GET /api/workspace/identity`) when it lists the
  *   workspace-identity capability: id, anchor, execution root and projection are the server's,
@@ -106,43 +101,19 @@ export class RemoteWorkspace extends BaseWorkspace {
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
   /** Private, so inspecting or logging the workspace does not print the key. */
-  readonly #apiKey: string | undefined;
-  readonly #transportOptions: RemoteTransportOptions;
-  #transport: Promise<RemoteTransport> | undefined;
+  readonly #connection: RemoteConnection;
 
   constructor(options: RemoteWorkspaceOptions) {
     super({ workingDir: options.workingDir });
-    this.#apiKey = options.apiKey;
-    const requestTimeoutMs = positiveOption(options.requestTimeoutMs, 60_000, 'requestTimeoutMs');
-    const connectTimeoutMs = positiveOption(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
-    const reconnectTimeoutMs = positiveOption(
-      options.reconnectTimeoutMs,
-      30_000,
-      'reconnectTimeoutMs',
-    );
-    const maxOutputBytes = positiveOption(
-      options.maxOutputBytes,
-      DEFAULT_MAX_OUTPUT_BYTES,
-      'maxOutputBytes',
-    );
-    const maxConnections = positiveOption(options.maxConnections, 32, 'maxConnections');
-    this.host = agentServerBaseUrl(options.host).host;
-    this.#transportOptions = {
-      host: this.host,
-      workingDir: this.workingDir,
-      apiKey: options.apiKey,
-      requestTimeoutMs,
-      connectTimeoutMs,
-      reconnectTimeoutMs,
-      maxConnections,
-      maxOutputBytes,
-    };
+    const transportOptions = resolveRemoteWorkspaceOptions(options, this.workingDir);
+    this.host = transportOptions.host;
+    this.#connection = new RemoteConnection(transportOptions);
   }
 
   /** The agent-server this workspace talks to; the key is a non-enumerable property. */
   async agentServerEndpoint(): Promise<AgentServerEndpoint> {
     this.assertOpen();
-    return agentServerEndpoint(this.host, this.#apiKey);
+    return agentServerEndpoint(this.host, this.#connection.apiKey);
   }
 
   /** Fetches `GET /server_info` (never cached). */
@@ -163,10 +134,40 @@ export class RemoteWorkspace extends BaseWorkspace {
     );
   }
 
-  /** True when `GET /health` answers 2xx within the connect timeout; never throws for that. */
+  /**
+   * True when `GET /health` answers 2xx within the connect timeout (a dormant server does too);
+   * never throws for that.
+   */
   async alive(): Promise<boolean> {
     this.assertOpen();
     return (await this.#connect()).alive();
+  }
+
+  /**
+   * The server's deferred-init state (`GET /api/init`): `dormant` until {@link initialize},
+   * then `ready`; `undefined` when the server was not started with deferred init (it answers 404).
+   */
+  async initState(options: InitStateOptions = {}): Promise<DeferredInitState | undefined> {
+    this.assertOpen();
+    return (await this.#connect()).initState(options.signal);
+  }
+
+  /**
+   * Initializes a server started with deferred init (`POST /api/init`, this workspace's key as
+   * `X-Init-API-Key`): it answers 503 to commands, files and sockets until then. With
+   * `sessionApiKeys` the server accepts only those afterwards, and this workspace sends the
+   * first from then on (`agentServerEndpoint()` too). A server initializes once.
+   *
+   * @throws WorkspaceError `ALREADY_EXISTS` (initialized before), `AUTHENTICATION_ERROR` (the
+   * key was refused), `NOT_SUPPORTED` (no deferred init), `INVALID_ARGUMENT` naming
+   * `sessionApiKeys`. No message holds a key.
+   */
+  async initialize(options: InitializeWorkspaceOptions = {}): Promise<void> {
+    this.assertOpen();
+    const { sessionApiKeys, signal } = options;
+    await (await this.#connect()).initialize({ sessionApiKeys, signal });
+    const key = sessionApiKeys?.[0];
+    if (key !== undefined && key !== this.#connection.apiKey) this.#connection.switchKey(key);
   }
 
   /** The server's identity of its working directory, or one derived from `host` without it. */
@@ -209,12 +210,91 @@ export class RemoteWorkspace extends BaseWorkspace {
     return (await this.#connect()).fileDownload(sourcePath, destinationPath);
   }
 
+  /** The changed paths of a repository (see `Workspace.gitChanges`), against `options.ref` when given. */
+  override async gitChanges(
+    repositoryPath: string,
+    options: GitChangesOptions = {},
+  ): Promise<GitChange[]> {
+    if (options.ref === undefined) return super.gitChanges(repositoryPath);
+    this.assertOpen();
+    checkGitHistoryOptions(options);
+    const target = this.resolvePath(repositoryPath, 'path');
+    return (await this.#connect()).git.changes(target, { ref: options.ref });
+  }
+
+  /**
+   * A file now and at the base (see `Workspace.gitDiff`), against `options.ref` when given; with
+   * `options.commit`, the file as that commit changed it (OpenHands' `git/diff?commit=`).
+   */
+  override async gitDiff(filePath: string, options: GitDiffOptions = {}): Promise<GitDiff> {
+    if (options.ref === undefined && options.commit === undefined) return super.gitDiff(filePath);
+    this.assertOpen();
+    checkGitHistoryOptions(options);
+    const { ref, commit } = options;
+    return (await this.#connect()).git.diff(this.resolvePath(filePath, 'path'), { ref, commit });
+  }
+
+  /**
+   * OpenHands' `POST /api/file/create_directory`: makes the directory `path` (relative to
+   * `workingDir`) and its missing parents on the server; an existing directory is fine.
+   *
+   * @throws WorkspaceError `INVALID_ARGUMENT` (a file in the way), `FORBIDDEN` (permission,
+   * the server's confinement), `NOT_SUPPORTED` (a server without the route).
+   */
+  async createDirectory(path: string): Promise<void> {
+    this.assertOpen();
+    return (await this.#connect()).createDirectory(this.resolvePath(path, 'path'));
+  }
+
+  /** OpenHands' `GET /api/git/commits`: the repository's most recent commits, newest first. */
+  async gitCommits(
+    repositoryPath: string,
+    options: GitCommitsOptions = {},
+  ): Promise<GitCommitsPage> {
+    this.assertOpen();
+    checkGitHistoryOptions(options);
+    const target = this.resolvePath(repositoryPath, 'path');
+    return (await this.#connect()).git.commits(target, options.limit);
+  }
+
+  /**
+   * OpenHands' `GET /api/git/commits/{sha}/changes`: the paths commit `sha` (hex only) changed
+   * against its first parent. An unknown commit is `GIT_ERROR`.
+   */
+  async gitCommitChanges(repositoryPath: string, sha: string): Promise<GitChange[]> {
+    this.assertOpen();
+    checkGitHistoryOptions({ sha });
+    const target = this.resolvePath(repositoryPath, 'path');
+    return (await this.#connect()).git.commitChanges(target, sha);
+  }
+
+  /**
+   * OpenHands' workspace archive (`GET /api/file/archive`) of a server directory, written to a
+   * local file: `format: 'git-delta'` (default) a git patch of the working tree against
+   * `baseRef` (`baseCommit` tells the commit it applies to), `'tar.gz'` the whole directory with
+   * a manifest; default excludes unless `useDefaultExcludes: false`, plus `exclude`. File
+   * problems are results, as for `fileDownload`.
+   *
+   * @throws WorkspaceError `INVALID_ARGUMENT` naming the option over its limit.
+   */
+  async archive(
+    sourcePath: string,
+    destinationPath: string,
+    options: WorkspaceArchiveOptions = {},
+  ): Promise<WorkspaceArchiveResult> {
+    this.assertOpen();
+    checkWorkspaceArchiveOptions(options);
+    const source = this.resolvePath(sourcePath, 'sourcePath');
+    const destination = resolveArchiveDestination(destinationPath);
+    return (await this.#connect()).workspaceArchive(source, destination, options);
+  }
+
   protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return (await this.#connect()).gitChanges(repositoryPath);
+    return (await this.#connect()).git.changes(repositoryPath);
   }
 
   protected async runGitDiff(filePath: string): Promise<GitDiff> {
-    return (await this.#connect()).gitDiff(filePath);
+    return (await this.#connect()).git.diff(filePath);
   }
 
   /**
@@ -253,17 +333,11 @@ export class RemoteWorkspace extends BaseWorkspace {
   }
 
   protected async runClose(): Promise<void> {
-    await (await this.#transport)?.close();
+    await this.#connection.close();
   }
 
-  /**
-   * The transport (HTTP pool, exec socket, wire schemas), loaded and created on first use: an
-   * application that never talks to a server does not load undici, ws or zod.
-   */
+  /** The transport of the current key, loaded and created on first use. */
   #connect(): Promise<RemoteTransport> {
-    this.#transport ??= import('./remote-transport.js').then(
-      ({ RemoteTransport }) => new RemoteTransport(this.#transportOptions),
-    );
-    return this.#transport;
+    return this.#connection.transport();
   }
 }

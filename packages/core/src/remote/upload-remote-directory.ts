@@ -27,7 +27,7 @@ export interface UploadRemoteDirectoryOptions {
 }
 
 /**
- * Uploads a local directory as one tar stream with `POST /api/file/archive?path=<destination>`
+ * Uploads a local directory as one tar stream with `POST /api/workspace/directory_archive?path=<destination>`
  * (the directory-archive extension), packed lazily from disk (see `packDirectory`: nothing
  * followed, links kept as links), so memory stays flat. The server extracts it atomically file
  * by file and answers what it wrote.

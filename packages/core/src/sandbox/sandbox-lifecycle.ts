@@ -2,6 +2,7 @@ import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
+import type { InitializeWorkspaceOptions } from '../remote/remote-init-options.js';
 import { RemoteWorkspace } from '../remote/remote-workspace.js';
 import { diagnoseSandbox, readSandboxLogs, readSandboxState } from './diagnose-sandbox.js';
 import { raceSignal } from './race-signal.js';
@@ -35,6 +36,8 @@ export class SandboxLifecycle {
   #starting: Promise<void> | undefined;
   #remote: RemoteWorkspace | undefined;
   #endpoint: SandboxEndpoint | undefined;
+  /** The session key `initialize()` switched to; it outlives a client made on resume. */
+  #initializedKey: string | undefined;
   /** The `SANDBOX_EXITED` error, once the sandbox was found dead. */
   #exited: WorkspaceError | undefined;
   /** Serialises pause and resume. */
@@ -88,6 +91,12 @@ export class SandboxLifecycle {
       if (state && isSandboxGone(state)) throw await this.#markExited(state, error);
       throw error;
     }
+  }
+
+  /** Initializes the dormant agent-server; its new key, if any, is kept for later clients. */
+  async initialize(options: InitializeWorkspaceOptions): Promise<void> {
+    await this.use((remote) => remote.initialize(options), options.signal);
+    this.#initializedKey = options.sessionApiKeys?.[0] ?? this.#initializedKey;
   }
 
   /** Suspends the sandbox; a no-op when paused. */
@@ -217,7 +226,7 @@ export class SandboxLifecycle {
     this.#remote = new RemoteWorkspace({
       ...this.#options.remote,
       host: endpoint.host,
-      apiKey: endpoint.apiKey,
+      apiKey: this.#initializedKey ?? endpoint.apiKey,
       workingDir: this.#driver.workingDir,
     });
   }

@@ -3,13 +3,20 @@ import type {
   CommandResult,
   FileOperationResult,
   GitChange,
+  GitCommitsPage,
   GitDiff,
   ObservationWire,
   RuntimePluginStatusWire,
   ServerInfo,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { AGENT_SERVER_CAPABILITIES } from '../remote/remote-workspace.js';
+import type { GitCommitsOptions } from '../remote/git-history-options.js';
+import type {
+  DeferredInitState,
+  InitializeWorkspaceOptions,
+  InitStateOptions,
+} from '../remote/remote-init-options.js';
+import { AGENT_SERVER_CAPABILITIES } from '../remote/remote-workspace-options.js';
 import type {
   AgentServerEndpoint,
   AgentServerEndpointOptions,
@@ -63,6 +70,8 @@ export interface StartSandboxWorkspaceOptions {
  *   `downloadDirectory`) and runtime plugin actions (the `runtimeActions` capability:
  *   `executeAction`, `browse`, `browseInteractive`, `runIpython`, `runtimePlugins`) go through
  *   the sandbox's agent-server as `RemoteWorkspace` sends them, starting the sandbox first.
+ * - A sandbox whose agent-server starts dormant (deferred init) is alive once `/health` answers;
+ *   `initialize()` delivers its claim-time configuration (see `RemoteWorkspace.initialize`).
  * - A `CONNECTION_ERROR` during use is checked against the sandbox: when it has exited or
  *   vanished, that and every later operation reject with `SANDBOX_EXITED` (exit code and last
  *   logs in `details`).
@@ -131,6 +140,25 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
   ): Promise<AgentServerEndpoint> {
     this.assertOpen();
     return this.#lifecycle.use((remote) => remote.agentServerEndpoint(), options.signal);
+  }
+
+  /**
+   * The deferred-init state of the sandbox's agent-server (see `RemoteWorkspace.initState`):
+   * `dormant` until {@link initialize}, then `ready`; `undefined` when it was started without.
+   */
+  async initState(options: InitStateOptions = {}): Promise<DeferredInitState | undefined> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.initState(options), options.signal);
+  }
+
+  /**
+   * Initializes the sandbox's dormant agent-server (see `RemoteWorkspace.initialize`), starting
+   * the sandbox first if needed. With `sessionApiKeys`, the workspace uses the first from then
+   * on, across pause and resume too. A server initializes once (`ALREADY_EXISTS` after).
+   */
+  async initialize(options: InitializeWorkspaceOptions = {}): Promise<void> {
+    this.assertOpen();
+    return this.#lifecycle.initialize(options);
   }
 
   /** Fetches the agent-server's `GET /server_info`. */
@@ -222,6 +250,18 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
 
   protected runGitDiff(filePath: string): Promise<GitDiff> {
     return this.#lifecycle.use((remote) => remote.gitDiff(filePath));
+  }
+
+  /** The commits of the repository at `repositoryPath`, newest first (see `RemoteWorkspace`). */
+  gitCommits(repositoryPath: string, options: GitCommitsOptions = {}): Promise<GitCommitsPage> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.gitCommits(repositoryPath, options));
+  }
+
+  /** The files one commit changed against its first parent (see `RemoteWorkspace`). */
+  gitCommitChanges(repositoryPath: string, sha: string): Promise<GitChange[]> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.gitCommitChanges(repositoryPath, sha));
   }
 
   protected override runUploadDirectory(

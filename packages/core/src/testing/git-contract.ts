@@ -2,15 +2,10 @@ import path from 'node:path';
 import type { GitChange } from '@agent-workspace/protocol';
 import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './contract-context.js';
+import { describeGitHistoryContract } from './git-history-contract.js';
+import { runGitScript } from './git-script.js';
 
 const TEST_TIMEOUT_MS = 30_000;
-
-// Git with a fixed identity and none of the user's hooks, signing or line-ending settings.
-const prelude = [
-  'set -euo pipefail',
-  'g() { git -c user.name=contract -c user.email=contract@example.com -c commit.gpgsign=false' +
-    ' -c init.defaultBranch=main -c core.hooksPath=/dev/null -c core.autocrlf=false "$@"; }',
-].join('\n');
 
 // File names git and naive parsers get wrong; written with bash ANSI-C quoting.
 const trickyNames: ReadonlyArray<{ name: string; shell: string }> = [
@@ -33,17 +28,11 @@ function sorted(changes: GitChange[]): GitChange[] {
  * inside the workspace with `executeCommand` (so the workspace needs `git` and `bash`, and its
  * `workingDir` must not lie inside a git repository). Covers a plain directory, an unborn
  * branch, every change status (renames as `MOVED`), hostile file names, nested repositories,
- * exact diff contents and relative paths resolved against `workingDir`.
+ * exact diff contents and relative paths resolved against `workingDir`; then, for a workspace
+ * that declares `gitHistory`, commit history (see `describeGitHistoryContract`).
  */
 export function describeGitContract(context: ContractContext): void {
-  /** Runs a bash script in `cwd` after {@link prelude}; fails the test on a non-zero exit. */
-  async function sh(cwd: string, script: string): Promise<string> {
-    const result = await context
-      .workspace()
-      .executeCommand(`${prelude}\n${script}`, { cwd, timeoutMs: 20_000 });
-    expect(result.exitCode, `setup script failed: ${result.stderr}`).toBe(0);
-    return result.stdout;
-  }
+  const sh = (cwd: string, script: string): Promise<string> => runGitScript(context, cwd, script);
 
   describe('git', () => {
     it(
@@ -241,5 +230,7 @@ export function describeGitContract(context: ContractContext): void {
       },
       TEST_TIMEOUT_MS,
     );
+
+    describeGitHistoryContract(context);
   });
 }

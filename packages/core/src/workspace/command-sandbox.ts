@@ -8,6 +8,23 @@ export interface ProcessLaunch {
 }
 
 /**
+ * A private directory on the host's disk for the launches of one job (git's scratch index and
+ * object store, say), made by {@link CommandSandbox.createScratch}.
+ */
+export interface SandboxScratch extends AsyncDisposable {
+  /** Where the launches wrapped with this scratch see the directory, read-write. */
+  readonly path: string;
+  /** Removes the directory and what it holds. Idempotent. */
+  remove(): Promise<void>;
+}
+
+/** Options of {@link CommandSandbox.wrap}. */
+export interface WrapOptions {
+  /** Show this scratch (of the same sandbox) to the launch, and to no other. */
+  scratch?: SandboxScratch | undefined;
+}
+
+/**
  * Confines the commands (and git calls) of a workspace. `wrap` turns a launch into the host-side
  * launch that runs the same program, arguments and cwd inside the sandbox; it is synchronous
  * because it is on every command's path. `close()` ends every process inside; idempotent.
@@ -23,9 +40,18 @@ export interface CommandSandbox extends AsyncDisposable {
   /**
    * The host-side launch that runs `launch` inside the sandbox.
    *
+   * @throws WorkspaceError `SANDBOX_EXITED` once the sandbox was closed or died;
+   * `INVALID_ARGUMENT` (field `scratch`) for a scratch of another sandbox or one removed.
+   */
+  wrap(launch: ProcessLaunch, options?: WrapOptions): ProcessLaunch;
+  /**
+   * Makes an empty private directory on the host's disk that only launches wrapped with it see
+   * (each in a mount namespace of its own, at `scratch.path`); the sandbox's other commands do
+   * not. Removed by `remove()`, and with the sandbox when it closes.
+   *
    * @throws WorkspaceError `SANDBOX_EXITED` once the sandbox was closed or died.
    */
-  wrap(launch: ProcessLaunch): ProcessLaunch;
+  createScratch(): Promise<SandboxScratch>;
   /**
    * Variables that send a launch's HTTP and HTTPS clients through the sandbox's egress proxy,
    * with `source` (who asks: `bash`, `kernel`, ...) as the proxy user name, so each refusal

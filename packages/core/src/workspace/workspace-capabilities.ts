@@ -1,7 +1,8 @@
 /**
  * What a workspace can do beyond the core contract, declared by the workspace itself. Every
- * `BaseWorkspace` has the methods of each capability; the ones it does not declare reject with
- * `NOT_SUPPORTED`. Callers decide by this, never by looking for methods or class names.
+ * `BaseWorkspace` has the methods of `directoryTransfer` and `runtimeActions`; the ones it does
+ * not declare reject with `NOT_SUPPORTED`. Callers decide by this, never by looking for methods
+ * or class names.
  */
 export interface WorkspaceCapabilities {
   /**
@@ -15,6 +16,12 @@ export interface WorkspaceCapabilities {
    * workspaces.
    */
   readonly runtimeActions: boolean;
+  /**
+   * `gitCommits` / `gitCommitChanges` read a repository's commit history (`GitHistory`, found
+   * with `gitHistoryOf`): local, remote and sandbox workspaces. Unlike the two above, only a type
+   * that declares it has these methods; absent means `false`.
+   */
+  readonly gitHistory?: boolean;
 }
 
 /** Capabilities of a workspace that declares none: only the core contract. */

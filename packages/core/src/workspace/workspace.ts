@@ -71,9 +71,10 @@ export interface Workspace extends AsyncDisposable {
   /**
    * What the workspace supports beyond this contract: whole directories (`directoryTransfer`:
    * `uploadDirectory`, `downloadDirectory`) and runtime plugin actions (`runtimeActions`:
-   * `executeAction`, `runtimePlugins`, `browse`, `browseInteractive`, `runIpython`). Reach them
-   * through `directoryTransferOf` / `actionExecutorOf`, which read this declaration. Every
-   * `BaseWorkspace` declares it; a workspace without it supports neither.
+   * `executeAction`, `runtimePlugins`, `browse`, `browseInteractive`, `runIpython`) and commit
+   * history (`gitHistory`: `gitCommits`, `gitCommitChanges`). Reach them through
+   * `directoryTransferOf` / `actionExecutorOf` / `gitHistoryOf`, which read this declaration.
+   * Every `BaseWorkspace` declares it; a workspace without it supports none.
    */
   readonly capabilities?: WorkspaceCapabilities;
   /**

@@ -2,6 +2,9 @@ import type Docker from 'dockerode';
 import { sandboxHostConfig, sandboxServerFlags } from './container-sandbox.js';
 import type { ResolvedDockerWorkspaceOptions } from './docker-workspace-options.js';
 
+/** The variable that starts the agent-server dormant (OpenHands' `deferred_init`). */
+export const DEFERRED_INIT_VARIABLE = 'OH_DEFERRED_INIT';
+
 /** The port the agent-server listens on inside the container. */
 export const AGENT_SERVER_PORT = 8000;
 
@@ -23,6 +26,8 @@ export type ContainerSpecFields = Pick<
 > & {
   /** The container's working directory; the image's when unset. */
   workingDir?: string | undefined;
+  /** Start the agent-server dormant (see `DockerWorkspaceOptions.deferInit`). */
+  deferInit?: boolean | undefined;
 };
 
 /**
@@ -35,14 +40,15 @@ export type ContainerSessionKey =
 
 /** Options of {@link containerEnvironment}. */
 export type ContainerEnvironmentOptions = {
-  options: Pick<ContainerSpecFields, 'env' | 'forwardEnv'>;
+  options: Pick<ContainerSpecFields, 'env' | 'forwardEnv' | 'deferInit'>;
   /** The environment to read `forwardEnv` from. */
   environment: NodeJS.ProcessEnv;
 } & ContainerSessionKey;
 
 /**
  * The `NAME=value` environment of an agent-server container: `forwardEnv` read from
- * `environment`, then `env`, then the session key (or its hash), which nothing overrides.
+ * `environment`, then `env`, then the session key (or its hash) and, with `deferInit`,
+ * `OH_DEFERRED_INIT=true` (the agent-server starts dormant), which nothing overrides.
  */
 export function containerEnvironment({
   options,
@@ -57,8 +63,9 @@ export function containerEnvironment({
   const explicit = Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`);
   const key =
     apiKey !== undefined ? `SESSION_API_KEY=${apiKey}` : `SESSION_API_KEY_SHA256=${apiKeySha256}`;
+  const dormant = options.deferInit ? [`${DEFERRED_INIT_VARIABLE}=true`] : [];
   // With Docker's init as PID 1, an image's own tini must register as a subreaper.
-  return ['TINI_SUBREAPER=1', ...forwarded, ...explicit, key];
+  return ['TINI_SUBREAPER=1', ...forwarded, ...explicit, key, ...dormant];
 }
 
 /** Options of {@link buildContainerSpec}. */

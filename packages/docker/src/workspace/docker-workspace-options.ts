@@ -114,6 +114,7 @@ export const dockerWorkspaceFields = {
   sandbox: containerSandboxSchema.optional(),
   publishAddress: z.string().min(1).default('127.0.0.1'),
   sessionApiKey: z.string().min(16).optional(),
+  deferInit: z.boolean().default(false),
   keepAlive: z.boolean().default(false),
   reapOrphans: z.boolean().default(true),
   startupTimeoutMs: z.number().positive().optional(),
@@ -216,6 +217,14 @@ export interface DockerWorkspaceOptions {
   publishAddress?: string | undefined;
   /** Session API key of the agent-server. @default 32 random bytes, hex */
   sessionApiKey?: string | undefined;
+  /**
+   * Start the agent-server dormant (OpenHands' deferred init, `OH_DEFERRED_INIT=true`): it
+   * answers `/health` (so start-up and `alive()` work) but refuses commands, files and sockets
+   * with 503 until `initialize()` delivers the claim-time configuration (e.g. the user's session
+   * key), once. For warm pools whose members are configured only when claimed (the pool's
+   * `initialize` hook). @default false
+   */
+  deferInit?: boolean | undefined;
   /** Leave the container running on `close()` (reaping skips it too). @default false */
   keepAlive?: boolean | undefined;
   /** Remove orphaned containers (see `reapOrphans()`) when starting. @default true */

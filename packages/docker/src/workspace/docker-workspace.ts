@@ -53,6 +53,8 @@ export interface CreateDockerWorkspaceOptions {
  *   with `keepAlive` it leaves the container running.
  * - A container that dies while in use makes operations reject with `SANDBOX_EXITED`, carrying
  *   its exit code and last log lines.
+ * - With `deferInit` the agent-server starts dormant (`OH_DEFERRED_INIT=true`): start-up and
+ *   `alive()` work, operations answer 503 until `initialize()` (see `SandboxWorkspace`).
  *
  * @example
  * ```ts

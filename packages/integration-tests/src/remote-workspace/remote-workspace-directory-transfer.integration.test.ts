@@ -1,46 +1,13 @@
-import { createHash } from 'node:crypto';
-import {
-  chmod,
-  lstat,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  readlink,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, type TestServer } from '@agent-workspace/agent-server/testing';
 import { directoryTransferOf, RemoteWorkspace, WorkspaceError } from '@agent-workspace/core';
 import { rejectionOf } from '@agent-workspace/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeTree } from '../test-support/describe-tree.js';
 
 const API_KEY = 'directory-transfer-key';
-
-/** Paths, types, modes, link targets and content hashes of a tree, sorted. */
-async function describeTree(root: string, prefix = ''): Promise<string[]> {
-  const lines: string[] = [];
-  for (const name of (await readdir(path.join(root, prefix))).sort()) {
-    const relative = path.join(prefix, name);
-    const full = path.join(root, relative);
-    const stats = await lstat(full);
-    const mode = (stats.mode & 0o7777).toString(8);
-    if (stats.isSymbolicLink()) lines.push(`${relative} -> ${await readlink(full)}`);
-    else if (stats.isDirectory()) {
-      lines.push(`${relative}/ ${mode}`);
-      lines.push(...(await describeTree(root, relative)));
-    } else {
-      const hash = createHash('sha256')
-        .update(await readFile(full))
-        .digest('hex');
-      lines.push(`${relative} ${mode} ${hash.slice(0, 12)}`);
-    }
-  }
-  return lines;
-}
 
 /** A tree with nested and empty directories, an executable, a link and `count` small files. */
 async function makeTree(root: string, count: number): Promise<void> {

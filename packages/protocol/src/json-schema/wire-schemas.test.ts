@@ -10,6 +10,7 @@ import { wireSchemas } from './wire-schemas.js';
 const MODEL_PARTS = new Set([
   'bashEventSortOrderSchema',
   'gitChangeStatusSchema',
+  'initStateSchema',
   'runtimePluginStateSchema',
 ]);
 

@@ -39,8 +39,20 @@ import {
   execServerFrameWireSchema,
 } from '../models/exec-stream-frame.js';
 import { executeBashRequestWireSchema } from '../models/execute-bash-request.js';
+import {
+  fileBrowserEntryWireSchema,
+  homeResponseWireSchema,
+  subdirectoryEntryWireSchema,
+  subdirectoryPageWireSchema,
+} from '../models/file-browser.js';
 import { fileOperationResultWireSchema } from '../models/file-operation-result.js';
 import { gitChangeWireSchema, gitDiffWireSchema } from '../models/git-change.js';
+import {
+  gitCommitShaParamsWireSchema,
+  gitCommitsPageWireSchema,
+  gitCommitsQueryWireSchema,
+  gitCommitWireSchema,
+} from '../models/git-commit.js';
 import { healthStatusSchema, readyStatusSchema } from '../models/health-status.js';
 import { imageContentWireSchema } from '../models/image-content.js';
 import { llmMessageWireSchema } from '../models/llm-message.js';
@@ -55,6 +67,7 @@ import {
 } from '../models/runtime-plugin-status.js';
 import { sendMessageRequestWireSchema } from '../models/send-message-request.js';
 import { serverInfoWireSchema } from '../models/server-info.js';
+import { initRequestWireSchema, initStatusWireSchema } from '../models/server-init.js';
 import {
   conversationWorkspaceWireSchema,
   startConversationRequestWireSchema,
@@ -64,6 +77,7 @@ import { textContentWireSchema } from '../models/text-content.js';
 import { trustBoundaryWireSchema } from '../models/trust-boundary.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
 import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
+import { workspaceArchiveManifestWireSchema } from '../models/workspace-archive-manifest.js';
 import { workspaceIdentityWireSchema } from '../models/workspace-identity.js';
 import {
   warmPoolImageStatsWireSchema,
@@ -97,9 +111,20 @@ export const wireSchemas = {
   CommandResult: { schema: commandResultWireSchema, io: 'output' },
   FileOperationResult: { schema: fileOperationResultWireSchema, io: 'output' },
   DirectoryArchiveSummary: { schema: directoryArchiveSummaryWireSchema, io: 'output' },
+  WorkspaceArchiveManifest: { schema: workspaceArchiveManifestWireSchema, io: 'output' },
+  SubdirectoryEntry: { schema: subdirectoryEntryWireSchema, io: 'output' },
+  SubdirectoryPage: { schema: subdirectoryPageWireSchema, io: 'output' },
+  FileBrowserEntry: { schema: fileBrowserEntryWireSchema, io: 'output' },
+  HomeResponse: { schema: homeResponseWireSchema, io: 'output' },
   GitChange: { schema: gitChangeWireSchema, io: 'output' },
   GitDiff: { schema: gitDiffWireSchema, io: 'output' },
+  GitCommit: { schema: gitCommitWireSchema, io: 'output' },
+  GitCommitsPage: { schema: gitCommitsPageWireSchema, io: 'output' },
+  GitCommitsQuery: { schema: gitCommitsQueryWireSchema, io: 'input' },
+  GitCommitShaParams: { schema: gitCommitShaParamsWireSchema, io: 'input' },
   ServerInfo: { schema: serverInfoWireSchema, io: 'output' },
+  InitRequest: { schema: initRequestWireSchema, io: 'input' },
+  InitStatus: { schema: initStatusWireSchema, io: 'output' },
   HealthStatus: { schema: healthStatusSchema, io: 'output' },
   ReadyStatus: { schema: readyStatusSchema, io: 'output' },
   Success: { schema: successSchema, io: 'output' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Wire shape of the answer to `POST /api/file/archive` (our directory-archive extension, see
+ * Wire shape of the answer to `POST /api/workspace/directory_archive` (our directory-archive extension, see
  * `DIRECTORY_ARCHIVE_CAPABILITY`): what the extraction wrote.
  */
 export const directoryArchiveSummaryWireSchema = z.object({

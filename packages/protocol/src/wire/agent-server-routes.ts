@@ -17,6 +17,10 @@ export const AGENT_SERVER_ROUTES = {
   /** 503 until the server has restored its state, then 200. */
   ready: '/ready',
   serverInfo: '/server_info',
+  /** Deferred init: `GET` tells the state, `POST` configures a dormant server (OpenHands). */
+  init: '/api/init',
+  /** The tool names a conversation's agent may list (OpenHands; the trailing slash is theirs). */
+  tools: '/api/tools/',
   /** OpenHands' action execution (`EXECUTE_ACTION_CAPABILITY`): an action in, an observation out. */
   executeAction: '/execute_action',
   startBashCommand: '/api/bash/start_bash_command',
@@ -30,12 +34,21 @@ export const AGENT_SERVER_ROUTES = {
   fileUpload: '/api/file/upload',
   fileDownload: '/api/file/download',
   /**
+   * OpenHands' workspace archive: `GET ?path=&format=git-delta|tar.gz` answers a git patch of the
+   * working-tree changes or a gzip tarball with a manifest (see `WORKSPACE_ARCHIVE_FORMATS`).
+   */
+  fileArchive: '/api/file/archive',
+  /**
    * Our extension (`DIRECTORY_ARCHIVE_CAPABILITY`): `GET` streams the directory `?path=` as a
    * tar, `POST` extracts a tar body into it.
    */
-  directoryArchive: '/api/file/archive',
+  directoryArchive: '/api/workspace/directory_archive',
   gitChanges: '/api/git/changes',
   gitDiff: '/api/git/diff',
+  /** OpenHands' commit history of a repository (`?path=&limit=`). */
+  gitCommits: '/api/git/commits',
+  /** OpenHands' files changed by one commit (`:sha`, hex only); clients use {@link gitCommitChangesPath}. */
+  gitCommitChanges: '/api/git/commits/:sha/changes',
   /** Our extension (`WORKSPACE_IDENTITY_CAPABILITY`): identity of the server's working directory. */
   workspaceIdentity: '/api/workspace/identity',
   conversations: '/api/conversations',
@@ -59,6 +72,11 @@ export const AGENT_SERVER_ROUTES = {
 /** The path of one bash event. */
 export function bashEventPath(eventId: string): string {
   return AGENT_SERVER_ROUTES.bashEvent.replace(':event_id', encodeURIComponent(eventId));
+}
+
+/** The path of the changes of commit `sha`. */
+export function gitCommitChangesPath(sha: string): string {
+  return AGENT_SERVER_ROUTES.gitCommitChanges.replace(':sha', encodeURIComponent(sha));
 }
 
 /** A conversation route pattern with its `:conversation_id` (and `:event_id`) filled in. */

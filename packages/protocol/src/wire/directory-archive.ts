@@ -13,9 +13,11 @@
  *   names, `..`, hard links, devices or FIFOs and archives over the limits below are refused
  *   with a 4xx naming the entry.
  *
- * A server that offers it lists this capability in `/server_info`.
+ * A server that offers it lists this capability in `/server_info`. Version 1 served the same
+ * archive at `/api/file/archive`, which OpenHands now uses for its own workspace archive; a
+ * client that knows only version 1 therefore falls back to file-by-file transfer.
  */
-export const DIRECTORY_ARCHIVE_CAPABILITY = 'agent_workspace.directory_archive_v1';
+export const DIRECTORY_ARCHIVE_CAPABILITY = 'agent_workspace.directory_archive_v2';
 
 /** Media type of the archive both ways. */
 export const DIRECTORY_ARCHIVE_MEDIA_TYPE = 'application/x-tar';

@@ -10,7 +10,7 @@ import type Docker from 'dockerode';
 import { containerSession } from './container-session.js';
 import { DockerWarmSandboxes } from './docker-warm-sandboxes.js';
 import { engineCall, labelFilter } from './engine-call.js';
-import { releaseFailedStart } from './release-failed-start.js';
+import { LabelledRuntimeBackend } from './labelled-runtime-backend.js';
 import type {
   BackendCallOptions,
   BackendSession,
@@ -25,8 +25,6 @@ import { RUNTIME_LABELS } from './session-labels.js';
 
 /** Seconds `stop` gives the agent-server to exit before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
-/** Bound on removing what a failed start created. */
-const CLEANUP_TIMEOUT_MS = 15_000;
 
 /** Options of {@link DockerRuntimeBackend}. */
 export interface DockerRuntimeBackendOptions extends DockerConnectionOptions {
@@ -63,10 +61,11 @@ export interface FoundContainer {
  * - `stop` stops the container (2 s, at once when paused) and removes it with its volumes.
  * - A container that exited is `stopped` with `engineState: 'failed'` and its exit code.
  */
-export class DockerRuntimeBackend implements RuntimeBackend {
+export class DockerRuntimeBackend extends LabelledRuntimeBackend implements RuntimeBackend {
   readonly kind = 'docker';
   readonly sandboxes = true;
   readonly namespace: string;
+  protected readonly cleanupTimeoutMs = 15_000;
   readonly #docker: Docker;
   readonly #publishAddress: string;
   readonly #network: string | undefined;
@@ -75,6 +74,7 @@ export class DockerRuntimeBackend implements RuntimeBackend {
 
   /** Connects lazily: nothing is asked of the engine until the first call. */
   constructor(options: DockerRuntimeBackendOptions = {}) {
+    super();
     this.namespace = options.namespace ?? 'default';
     this.#docker = resolveDocker(options);
     this.#publishAddress = options.publishAddress ?? '127.0.0.1';
@@ -125,7 +125,7 @@ export class DockerRuntimeBackend implements RuntimeBackend {
       environment: {},
       apiKeySha256: spec.sessionKeyHash,
     });
-    try {
+    return this.releasingFailedStart(spec.runtimeId, async () => {
       const container = await this.#create(spec, name, body, signal);
       await engineCall({ docker, action: `start container ${name}`, signal }, () =>
         container.start({ abortSignal: signal }),
@@ -133,13 +133,7 @@ export class DockerRuntimeBackend implements RuntimeBackend {
       const info = await this.#inspect(container.id, signal);
       if (!info) throw sessionNotFound(spec.runtimeId, this.namespace);
       return info;
-    } catch (error) {
-      return releaseFailedStart(error, {
-        backend: this,
-        runtimeId: spec.runtimeId,
-        timeoutMs: CLEANUP_TIMEOUT_MS,
-      });
-    }
+    });
   }
 
   /** The session's container by its session id, or `undefined`. */
@@ -154,21 +148,6 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     // A session started before containers were named after their session id.
     const [found] = await this.#find({ [RUNTIME_LABELS.sessionId]: sessionId }, signal);
     return found && this.#session(found.info);
-  }
-
-  /** The session's container by its runtime id, or `undefined`. */
-  async getByRuntimeId(
-    runtimeId: string,
-    { signal }: BackendCallOptions = {},
-  ): Promise<BackendSession | undefined> {
-    const [found] = await this.#findSessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
-    return found && this.#session(found.info);
-  }
-
-  /** Every session container of this namespace (unclaimed warm sandboxes are none). */
-  async list({ signal }: BackendCallOptions = {}): Promise<BackendSession[]> {
-    const found = await this.#findSessions({}, signal);
-    return found.map(({ info }) => this.#session(info));
   }
 
   /** `docker pause`; a paused session is left as it is. `NOT_FOUND` for an unknown runtime id. */
@@ -267,6 +246,15 @@ export class DockerRuntimeBackend implements RuntimeBackend {
     const [found] = await this.#findSessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
     if (!found) throw sessionNotFound(runtimeId, this.namespace);
     return found;
+  }
+
+  /** Session containers with `labels` (unclaimed warm sandboxes are none). */
+  protected async sessionsLabelled(
+    labels: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): Promise<BackendSession[]> {
+    const found = await this.#findSessions(labels, signal);
+    return found.map(({ info }) => this.#session(info));
   }
 
   /** `#find` without unclaimed warm sandboxes: what has a session id is a session. */

@@ -23,6 +23,13 @@ export const RUNTIME_LABELS = {
    * bound later, see `sessionContainerName`) and its key derives from its runtime id.
    */
   pooled: 'agent-workspace.runtime.pooled',
+  /**
+   * `true` on a warm sandbox whose agent-server starts dormant (deferred init): the session that
+   * claims it gets its own key through `POST /api/init` (`deriveClaimedKey`). A pooled session
+   * without it was claimed from a sandbox of an earlier version, whose key — the sandbox key it
+   * started with — the session kept (`sessionKeyOf` tells them apart).
+   */
+  deferredInit: 'agent-workspace.runtime.deferred-init',
   /** Digest of a warm sandbox's settings: a restarted server adopts it only for an equal pool. */
   warmSettings: 'agent-workspace.runtime.warm-settings',
   /**
@@ -46,10 +53,12 @@ export interface SessionLabelFields {
   keyNonce: string;
   /** Started for the warm pool, claimed later (its key derives from its runtime id). */
   pooled?: boolean | undefined;
+  /** Pooled, started dormant: its key came with its claim's init (see {@link RUNTIME_LABELS.deferredInit}). */
+  deferredInit?: boolean | undefined;
 }
 
 /** What a session's and a warm sandbox's labels both hold. */
-type SandboxLabelFields = Omit<SessionLabelFields, 'sessionId' | 'pooled'>;
+type SandboxLabelFields = Omit<SessionLabelFields, 'sessionId' | 'pooled' | 'deferredInit'>;
 
 /** The labels of a new session started cold (marked {@link RUNTIME_LABELS.reapIfUnacknowledged}). */
 export function sessionLabels(fields: SessionLabelFields): Record<string, string> {
@@ -62,10 +71,15 @@ export function sessionLabels(fields: SessionLabelFields): Record<string, string
 
 /**
  * The labels of a warm pool sandbox: a session's without the session id, which is not known
- * until a `/start` claims it, plus {@link RUNTIME_LABELS.pooled}.
+ * until a `/start` claims it, plus {@link RUNTIME_LABELS.pooled} and
+ * {@link RUNTIME_LABELS.deferredInit}.
  */
 export function warmSandboxLabels(fields: SandboxLabelFields): Record<string, string> {
-  return { ...sandboxLabels(fields), [RUNTIME_LABELS.pooled]: 'true' };
+  return {
+    ...sandboxLabels(fields),
+    [RUNTIME_LABELS.pooled]: 'true',
+    [RUNTIME_LABELS.deferredInit]: 'true',
+  };
 }
 
 function sandboxLabels(fields: SandboxLabelFields): Record<string, string> {
@@ -98,7 +112,12 @@ export function sessionLabelFields(
   if (!Number.isFinite(resourceFactor)) return undefined;
   if (Object.values(strings).some((value) => value === undefined)) return undefined;
   const pooled = get(RUNTIME_LABELS.pooled) === 'true';
-  return { ...(fields as SessionLabelFields), ...(pooled && { pooled }) };
+  const deferredInit = pooled && get(RUNTIME_LABELS.deferredInit) === 'true';
+  return {
+    ...(fields as SessionLabelFields),
+    ...(pooled && { pooled }),
+    ...(deferredInit && { deferredInit }),
+  };
 }
 
 /**

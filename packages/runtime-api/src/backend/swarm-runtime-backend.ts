@@ -8,7 +8,7 @@ import {
 import type Docker from 'dockerode';
 import { engineCall, labelFilter } from './engine-call.js';
 import { type FoundService, findSwarmServices } from './find-swarm-services.js';
-import { releaseFailedStart } from './release-failed-start.js';
+import { LabelledRuntimeBackend } from './labelled-runtime-backend.js';
 import { removeLabelledVolumes } from './remove-labelled-volumes.js';
 import type {
   BackendCallOptions,
@@ -21,9 +21,6 @@ import { sessionExists, sessionNotFound, validateSessionSpec } from './session-e
 import { RUNTIME_LABELS, sessionObjectName } from './session-labels.js';
 import { swarmServiceSpec } from './swarm-service-spec.js';
 import { type SwarmNode, swarmTaskSession } from './swarm-task-session.js';
-
-/** Bound on removing what a failed start created. */
-const CLEANUP_TIMEOUT_MS = 30_000;
 
 /** Options of {@link SwarmRuntimeBackend}. */
 export interface SwarmRuntimeBackendOptions extends DockerConnectionOptions {
@@ -66,11 +63,12 @@ export interface SwarmRuntimeBackendOptions extends DockerConnectionOptions {
  * resolved to a digest, so a local image works; each node runs the image it has (its engine
  * may try to pull the tag and falls back to the local image when that fails).
  */
-export class SwarmRuntimeBackend implements RuntimeBackend {
+export class SwarmRuntimeBackend extends LabelledRuntimeBackend implements RuntimeBackend {
   readonly kind = 'swarm';
   /** A service cannot unmask `/proc` or take a seccomp profile (engine API 1.41). */
   readonly sandboxes = false;
   readonly namespace: string;
+  protected readonly cleanupTimeoutMs = 30_000;
   readonly #docker: Docker;
   readonly #network: string | undefined;
   readonly #constraints: string[];
@@ -79,6 +77,7 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
 
   /** Connects lazily: nothing is asked of the engine (a swarm manager) until the first call. */
   constructor(options: SwarmRuntimeBackendOptions = {}) {
+    super();
     this.namespace = options.namespace ?? 'default';
     this.#docker = resolveDocker(options);
     this.#network = options.network;
@@ -111,7 +110,7 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
       }),
       abortSignal: signal,
     };
-    try {
+    return this.releasingFailedStart(spec.runtimeId, async () => {
       await this.#create(spec, options, signal);
       const session = await this.get(spec.sessionId, { signal });
       if (session) return session;
@@ -119,13 +118,7 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
         code: 'PROVISIONING_ERROR',
         message: `service ${name} of session ${spec.sessionId} disappeared right after it was created`,
       });
-    } catch (error) {
-      return releaseFailedStart(error, {
-        backend: this,
-        runtimeId: spec.runtimeId,
-        timeoutMs: CLEANUP_TIMEOUT_MS,
-      });
-    }
+    });
   }
 
   /** The session's service by its session id, or `undefined`. */
@@ -133,20 +126,7 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
     sessionId: string,
     { signal }: BackendCallOptions = {},
   ): Promise<BackendSession | undefined> {
-    return (await this.#sessions({ [RUNTIME_LABELS.sessionId]: sessionId }, signal))[0];
-  }
-
-  /** The session's service by its runtime id, or `undefined`. */
-  async getByRuntimeId(
-    runtimeId: string,
-    { signal }: BackendCallOptions = {},
-  ): Promise<BackendSession | undefined> {
-    return (await this.#sessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal))[0];
-  }
-
-  /** Every session service of this namespace. */
-  async list({ signal }: BackendCallOptions = {}): Promise<BackendSession[]> {
-    return this.#sessions({}, signal);
+    return (await this.sessionsLabelled({ [RUNTIME_LABELS.sessionId]: sessionId }, signal))[0];
   }
 
   /**
@@ -258,8 +238,8 @@ export class SwarmRuntimeBackend implements RuntimeBackend {
     });
   }
 
-  /** This namespace's sessions with `labels`, as the engine sees them. */
-  async #sessions(
+  /** This namespace's session services with `labels`, as the engine sees them. */
+  protected async sessionsLabelled(
     labels: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<BackendSession[]> {

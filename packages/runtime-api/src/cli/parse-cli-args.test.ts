@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import {
-  DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_PORT,
-  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
+  RUNTIME_API_SERVER_DEFAULTS,
+  resolveRuntimeApiServerOptions,
 } from '../server/runtime-api-server-options.js';
 import { CLI_USAGE, CliUsageError, parseCliArgs } from './parse-cli-args.js';
 
@@ -40,7 +39,7 @@ describe('parseCliArgs', () => {
     expect(CLI_USAGE).toContain('RUNTIME_API_SESSION_SECRET');
   });
 
-  it('applies the defaults', () => {
+  it("leaves unset what no flag sets, so the server's defaults apply", () => {
     const { backend, server } = serve(IMAGE);
     expect(backend).toEqual({
       kind: 'docker',
@@ -52,16 +51,19 @@ describe('parseCliArgs', () => {
       apiKeys: [KEY],
       sessionKeySecret: SECRET,
       images: ['agent-workspace/agent-server:test'],
-      host: '127.0.0.1',
-      port: DEFAULT_PORT,
-      maxSessions: DEFAULT_MAX_SESSIONS,
       resources: {},
-      idleTimeoutSeconds: undefined,
-      idleAction: 'stop',
-      idleCheckIntervalSeconds: DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-      unacknowledgedStartGraceSeconds: DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
-      logLevel: 'info',
     });
+    for (const name of Object.keys(RUNTIME_API_SERVER_DEFAULTS)) {
+      expect(server[name as keyof typeof server], name).toBeUndefined();
+    }
+    // Connects lazily: resolving asks nothing of an engine.
+    const resolved = resolveRuntimeApiServerOptions({
+      ...server,
+      backend: new DockerRuntimeBackend({ namespace: 'cli-test' }),
+    });
+    expect(resolved).toMatchObject(RUNTIME_API_SERVER_DEFAULTS);
+    expect(resolved.idleTimeoutSeconds).toBeUndefined();
+    expect(CLI_USAGE).toContain(`(default ${RUNTIME_API_SERVER_DEFAULTS.port})`);
   });
 
   it('reads every flag', () => {

@@ -7,21 +7,16 @@ import {
   nonEmpty,
 } from '@agent-workspace/agent-server/http';
 import {
-  DEFAULT_HOST,
-  DEFAULT_IDLE_ACTION,
-  DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_PORT,
-  DEFAULT_READINESS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
+  RUNTIME_API_SERVER_DEFAULTS as DEFAULTS,
   MIN_API_KEY_LENGTH,
   MIN_SESSION_KEY_SECRET_LENGTH,
   type RuntimeApiServerOptions,
   runtimeApiLogLevelSchema,
 } from '../server/runtime-api-server-options.js';
 import { MAX_WARM_SANDBOXES, type WarmPoolEntry } from '../server/warm-pool-options.js';
+
+/** What `--idle-action` takes. */
+const IDLE_ACTIONS = ['stop', 'pause'] as const;
 
 /** Engines the CLI can run sessions on. */
 export const CLI_BACKENDS = ['docker', 'swarm'] as const;
@@ -57,26 +52,26 @@ Options:
   --backend <docker|swarm>          Where sessions run (default docker)
   --namespace <name>                Label namespace of this server's sessions; servers sharing
                                     an engine see only their own (default: the backend's, 'default')
-  --host <host>                     Interface to listen on (default ${DEFAULT_HOST})
-  --port <port>                     Port to listen on, 0 picks a free one (default ${DEFAULT_PORT})
+  --host <host>                     Interface to listen on (default ${DEFAULTS.host})
+  --port <port>                     Port to listen on, 0 picks a free one (default ${DEFAULTS.port})
   --max-sessions <n>                Most sessions of the namespace; more starts get 429
-                                    (default ${DEFAULT_MAX_SESSIONS})
+                                    (default ${DEFAULTS.maxSessions})
   --memory-bytes <n>                Memory limit of a sandbox, times its resource_factor
   --cpus <n>                        CPUs of a sandbox (fractions allowed), times resource_factor
   --pids-limit <n>                  Most processes of a sandbox, times resource_factor
   --idle-timeout-seconds <s>        Stop or pause sessions whose agent-server reports a longer
                                     idle_time (default: never)
-  --idle-action <stop|pause>        What happens to an idle session (default ${DEFAULT_IDLE_ACTION})
+  --idle-action <stop|pause>        What happens to an idle session (default ${DEFAULTS.idleAction})
   --idle-check-interval-seconds <s> Seconds between reaping passes (idle sessions, unacknowledged
-                                    starts) (default ${DEFAULT_IDLE_CHECK_INTERVAL_SECONDS})
+                                    starts) (default ${DEFAULTS.idleCheckIntervalSeconds})
   --unacknowledged-start-grace-seconds <s>
                                     Stop a started session no client fetched or used within
                                     this long: its /start answer reached nobody
-                                    (default ${DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS})
-  --readiness-timeout-ms <ms>       Longest one agent-server probe may take (default ${DEFAULT_READINESS_TIMEOUT_MS})
+                                    (default ${DEFAULTS.unacknowledgedStartGraceSeconds})
+  --readiness-timeout-ms <ms>       Longest one agent-server probe may take (default ${DEFAULTS.readinessTimeoutMs})
   --request-timeout-seconds <s>     Longest a whole request may take to arrive; then 408
-                                    (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})
-  --max-connections <n>             Most open client connections (default ${DEFAULT_MAX_CONNECTIONS})
+                                    (default ${DEFAULTS.requestTimeoutSeconds})
+  --max-connections <n>             Most open client connections (default ${DEFAULTS.maxConnections})
   --publish-address <addr>          Host address sandboxes are published on (docker backend;
                                     default 127.0.0.1)
   --network <name>                  Network the sandboxes join (default: the engine's)
@@ -87,7 +82,7 @@ Options:
                                     agent's commands, kernel and browser run in the agent-server's
                                     sandbox and reach only these hosts; a /start may narrow it
                                     with allow_hosts; repeatable, at most 256
-  --log-level <level>               fatal, error, warn, info, debug, trace or silent (default info)
+  --log-level <level>               fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   -h, --help                        Show this help
   -v, --version                     Show the version
 
@@ -208,44 +203,36 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     const value = values[name as keyof typeof values] as string | undefined;
     return value === undefined ? undefined : parseValue(`--${name}`, value);
   };
-  const max = Number.MAX_SAFE_INTEGER;
-  const integer = (min: number) => (flag: string, value: string) =>
-    integerFlag(flag, value, min, max);
+  const integer =
+    (min: number, max = Number.MAX_SAFE_INTEGER) =>
+    (flag: string, value: string) =>
+      integerFlag(flag, value, min, max);
 
   const resources = {
     memoryBytes: optional('memory-bytes', integer(1)),
     cpus: optional('cpus', positiveFlag),
     pidsLimit: optional('pids-limit', integer(1)),
   };
+  // Unset flags stay unset: `createRuntimeApiServer` applies the one set of defaults.
   const server: Omit<RuntimeApiServerOptions, 'backend'> = {
     apiKeys: apiKeysFromEnv(env),
     sessionKeySecret: sessionSecretFromEnv(env),
     images,
-    host: nonEmpty('--host', values.host ?? DEFAULT_HOST),
-    port: integerFlag('--port', values.port ?? String(DEFAULT_PORT), 0, 65_535),
-    maxSessions: optional('max-sessions', integer(1)) ?? DEFAULT_MAX_SESSIONS,
+    host: optional('host', nonEmpty),
+    port: optional('port', integer(0, 65_535)),
+    maxSessions: optional('max-sessions', integer(1)),
     resources: Object.fromEntries(
       Object.entries(resources).filter(([, value]) => value !== undefined),
     ),
     idleTimeoutSeconds: optional('idle-timeout-seconds', positiveFlag),
-    idleAction: choice('--idle-action', values['idle-action'] ?? DEFAULT_IDLE_ACTION, [
-      'stop',
-      'pause',
-    ] as const),
-    idleCheckIntervalSeconds:
-      optional('idle-check-interval-seconds', positiveFlag) ?? DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-    unacknowledgedStartGraceSeconds:
-      optional('unacknowledged-start-grace-seconds', positiveFlag) ??
-      DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
-    readinessTimeoutMs:
-      optional('readiness-timeout-ms', integer(1)) ?? DEFAULT_READINESS_TIMEOUT_MS,
-    requestTimeoutSeconds:
-      optional('request-timeout-seconds', positiveFlag) ?? DEFAULT_REQUEST_TIMEOUT_SECONDS,
-    maxConnections: optional('max-connections', integer(1)) ?? DEFAULT_MAX_CONNECTIONS,
-    logLevel: choice(
-      '--log-level',
-      values['log-level'] ?? 'info',
-      runtimeApiLogLevelSchema.options,
+    idleAction: optional('idle-action', (flag, value) => choice(flag, value, IDLE_ACTIONS)),
+    idleCheckIntervalSeconds: optional('idle-check-interval-seconds', positiveFlag),
+    unacknowledgedStartGraceSeconds: optional('unacknowledged-start-grace-seconds', positiveFlag),
+    readinessTimeoutMs: optional('readiness-timeout-ms', integer(1)),
+    requestTimeoutSeconds: optional('request-timeout-seconds', positiveFlag),
+    maxConnections: optional('max-connections', integer(1)),
+    logLevel: optional('log-level', (flag, value) =>
+      choice(flag, value, runtimeApiLogLevelSchema.options),
     ),
     ...(warmPool.length > 0 && { warmPool }),
     ...(allowHosts !== undefined && { allowHosts }),

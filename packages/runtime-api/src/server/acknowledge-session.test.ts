@@ -2,21 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AgentServer, createAgentServer } from '@agent-workspace/agent-server';
-import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
 import { acknowledgeSession, isStartAcknowledged } from './acknowledge-session.js';
 import { fetchServerClock } from './probe-agent-server.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
-import { resolveRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import { deriveSessionKey, sessionKeyHash } from './session-key.js';
-import { StartGate } from './start-gate.js';
+import { testRuntimeApiContext } from './test-support/test-runtime-api-context.js';
 
 const SECRET = 'session-secret-0123456789-0123456789';
 const NONCE = 'ab'.repeat(16);
-const dispatcher = new Agent();
 const shutdown = new AbortController();
 const servers: AgentServer[] = [];
 let workingDir = '';
@@ -24,21 +20,11 @@ let context: RuntimeApiContext;
 
 beforeAll(async () => {
   workingDir = await mkdtemp(path.join(tmpdir(), 'acknowledge-session-'));
-  // Connects lazily: acknowledging asks nothing of an engine.
-  const backend = new DockerRuntimeBackend({ namespace: 'acknowledge-test' });
-  context = {
-    options: resolveRuntimeApiServerOptions({
-      apiKeys: ['api-key-0123456789'],
-      sessionKeySecret: SECRET,
-      backend,
-      images: ['agent-workspace/agent-server:test'],
-    }),
-    backend,
-    dispatcher,
+  context = testRuntimeApiContext({
+    namespace: 'acknowledge-test',
+    sessionKeySecret: SECRET,
     signal: shutdown.signal,
-    startGate: new StartGate(),
-    log: { warn: () => {} } as unknown as RuntimeApiContext['log'],
-  };
+  });
 });
 
 afterEach(async () => {
@@ -47,7 +33,6 @@ afterEach(async () => {
 
 afterAll(async () => {
   shutdown.abort();
-  await dispatcher.close();
   await rm(workingDir, { recursive: true, force: true });
 });
 
@@ -85,7 +70,7 @@ async function runningSession(
 }
 
 const clockOf = (session: BackendSession, key: string) =>
-  fetchServerClock(session.url ?? '', key, { dispatcher, timeoutMs: 2000 });
+  fetchServerClock(session.url ?? '', key, { timeoutMs: 2000 });
 
 describe('acknowledgeSession', () => {
   it('records a fetch that the agent-server clock shows, once it has been up a second', async () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabelFields } from '../backend/session-labels.js';
+import { initClaimedSession } from './init-claimed-session.js';
 import { type AgentServerClock, fetchServerClock, recordActivity } from './probe-agent-server.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import { sessionKeyOf } from './session-key.js';
@@ -36,19 +37,27 @@ export function awaitsAcknowledgement(session: BackendSession): session is Backe
  * second later in the background (activity within its first second would not show). Answers the
  * session marked `answered` when its agent-server answered (it is `ready` without another
  * probe); as it is when it did not, or needs no acknowledgement.
+ *
+ * Every way a client gets a session's key passes here, so this is also where a warm pool claim
+ * cut short by a crash is finished (`initClaimedSession`): the key handed out then works, and the
+ * fetch counts as the activity the claim would have recorded.
  */
 export async function acknowledgeSession(
   context: RuntimeApiContext,
   session: BackendSession,
 ): Promise<BackendSession> {
   const fields = sessionLabelFields(session.labels);
-  if (!fields || !awaitsAcknowledgement(session)) return session;
+  if (!fields) return session;
   const key = sessionKeyOf(context.options.sessionKeySecret, fields);
   const probe = {
-    dispatcher: context.dispatcher,
     timeoutMs: context.options.readinessTimeoutMs,
     signal: context.signal,
   };
+  if (await initClaimedSession(context, session)) {
+    const answered = await recordActivity(session.url ?? '', key, probe);
+    return answered ? { ...session, answered: true } : session;
+  }
+  if (!awaitsAcknowledgement(session)) return session;
   let clock: AgentServerClock;
   try {
     clock = await fetchServerClock(session.url, key, probe);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { timeoutSignal } from '@agent-workspace/core/internal';
-import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
-import { type Dispatcher, request } from 'undici';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
+import { probeStatus } from './probe-agent-server.js';
+import { warmSandboxInitState } from './warm-sandbox-init.js';
 
 /** Longest a warm sandbox may take from started to ready, in milliseconds. */
 export const WARM_READY_TIMEOUT_MS = 60_000;
@@ -11,8 +11,6 @@ const WARM_READY_POLL_MS = 50;
 
 /** Options of {@link awaitWarmSandbox}. */
 export interface AwaitWarmSandboxOptions {
-  /** Connection pool of the server. */
-  dispatcher: Dispatcher;
   /** Longest one probe may take, in milliseconds. */
   probeTimeoutMs: number;
   /** Aborts the wait (the pool is closing). */
@@ -21,32 +19,28 @@ export interface AwaitWarmSandboxOptions {
 
 /**
  * Resolves once the agent-server at `url` answers `GET /server_info` with 200 to the sandbox's
- * key: it is up and accepts the key the claiming session will get. Rejects when it refuses the
- * key (401/403: made under another secret), after {@link WARM_READY_TIMEOUT_MS}, or when
- * `signal` fires. The error never holds the key.
+ * key and `GET /api/init` with `dormant`: it is up, accepts the init key, and waits for the
+ * claiming session's init. Rejects when it refuses the key (401/403: made under another
+ * secret), is not dormant (initialized already, or started without `--defer-init`), after
+ * {@link WARM_READY_TIMEOUT_MS}, or when `signal` fires. The error never holds the key.
  */
 export async function awaitWarmSandbox(
   url: string,
   key: string,
-  { dispatcher, probeTimeoutMs, signal }: AwaitWarmSandboxOptions,
+  { probeTimeoutMs, signal }: AwaitWarmSandboxOptions,
 ): Promise<void> {
   const deadline = Date.now() + WARM_READY_TIMEOUT_MS;
-  const target = `${url.replace(/\/+$/, '')}${AGENT_SERVER_ROUTES.serverInfo}`;
+  const probe = { timeoutMs: probeTimeoutMs, signal };
+  const request = { method: 'GET', path: AGENT_SERVER_ROUTES.serverInfo } as const;
   for (;;) {
     signal.throwIfAborted();
-    let status: number | undefined;
-    try {
-      const response = await request(target, {
-        dispatcher,
-        headers: { [SESSION_API_KEY_HEADER]: key },
-        signal: timeoutSignal({ timeoutMs: probeTimeoutMs, signal }),
-      });
-      await response.body.dump();
-      status = response.statusCode;
-    } catch {
-      // Not listening yet.
+    // `undefined`: not listening yet.
+    const status = await probeStatus(url, { session: key }, request, probe);
+    if (status === 200) {
+      const state = await warmSandboxInitState(url, probe);
+      if (state === 'dormant') return;
+      throw new Error(`the agent-server is '${state}', not 'dormant'`);
     }
-    if (status === 200) return;
     if (status === 401 || status === 403) {
       throw new Error(`the agent-server refused the sandbox key (${status})`);
     }

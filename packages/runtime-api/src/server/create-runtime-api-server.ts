@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { Agent } from 'undici';
 import { buildRuntimeApiApp } from './build-runtime-api-app.js';
 import type { WarmPoolImageStats } from './image-pool.js';
 import { type ReapReport, reapSessions } from './reap-sessions.js';
@@ -60,21 +59,17 @@ export async function createRuntimeApiServer(
 ): Promise<RuntimeApiServer> {
   const resolved = resolveRuntimeApiServerOptions(options);
   const shutdown = new AbortController();
-  // Probes of one sandbox are a few at a time; more wait for a connection.
-  const dispatcher = new Agent({ connections: 8 });
   let built: { app: FastifyInstance; context: RuntimeApiContext } | undefined;
   try {
     built = await buildRuntimeApiApp({
       options: resolved,
       backend: resolved.backend,
-      dispatcher,
       signal: shutdown.signal,
       startGate: new StartGate(),
     });
     await built.app.listen({ host: resolved.host, port: resolved.port });
   } catch (error) {
     await built?.app.close();
-    await dispatcher.close();
     throw error;
   }
   const { app: listening, context } = built;
@@ -88,7 +83,6 @@ export async function createRuntimeApiServer(
       sessionKeySecret: resolved.sessionKeySecret,
       resources: resolved.resources,
       sandbox: sessionSandbox(resolved, undefined),
-      dispatcher,
       probeTimeoutMs: resolved.readinessTimeoutMs,
       log: context.log,
     });
@@ -118,7 +112,6 @@ export async function createRuntimeApiServer(
       await listening.close();
       await pass?.catch(() => undefined);
       await context.warmPool?.close();
-      await dispatcher.close();
     })();
     return closing;
   };

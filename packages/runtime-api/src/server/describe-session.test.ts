@@ -1,21 +1,16 @@
 import net from 'node:net';
-import { fastify } from 'fastify';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { sessionLabels } from '../backend/session-labels.js';
 import { describeSession } from './describe-session.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
-import { resolveRuntimeApiServerOptions } from './runtime-api-server-options.js';
-import { StartGate } from './start-gate.js';
+import { testRuntimeApiContext } from './test-support/test-runtime-api-context.js';
 
 // A server on loopback that accepts connections and never answers: a hung agent-server.
 let silent: net.Server;
 const sockets = new Set<net.Socket>();
 let accepted = 0;
 let url = '';
-const dispatcher = new Agent();
 let context: RuntimeApiContext;
 
 beforeAll(async () => {
@@ -25,26 +20,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
-  // Connects lazily: describing a running session asks nothing of an engine.
-  const backend = new DockerRuntimeBackend({ namespace: 'describe-test' });
-  context = {
-    options: resolveRuntimeApiServerOptions({
-      apiKeys: ['api-key-0123456789'],
-      sessionKeySecret: 'session-secret-0123456789-0123456789',
-      backend,
-      images: ['agent-workspace/agent-server:test'],
-      readinessTimeoutMs: 200,
-    }),
-    backend,
-    dispatcher,
+  context = testRuntimeApiContext({
+    namespace: 'describe-test',
+    sessionKeySecret: 'session-secret-0123456789-0123456789',
     signal: new AbortController().signal,
-    startGate: new StartGate(),
-    log: fastify({ logger: false }).log,
-  };
+    readinessTimeoutMs: 200,
+  });
 });
 
 afterAll(async () => {
-  await dispatcher.destroy();
   for (const socket of sockets) socket.destroy();
   await new Promise((resolve) => silent.close(resolve));
 });

@@ -69,7 +69,6 @@ async function podStatusOf(
   if (!session.url) return 'running';
   if (session.answered) return 'ready';
   const ready = await probeHealth(session.url, {
-    dispatcher: context.dispatcher,
     timeoutMs: context.options.readinessTimeoutMs,
     signal: context.signal,
   });

@@ -1,24 +1,85 @@
 import { randomBytes } from 'node:crypto';
-import { timeoutSignal } from '@agent-workspace/core/internal';
-import { AGENT_SERVER_ROUTES, SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
-import { type Dispatcher, request } from 'undici';
+import {
+  AgentServerClient,
+  HttpServerClient,
+  type HttpServerRequest,
+  timeoutSignal,
+} from '@agent-workspace/core/internal';
+import { AGENT_SERVER_ROUTES, INIT_API_KEY_HEADER } from '@agent-workspace/protocol';
 
 /** Largest `/server_info` answer read, in bytes; a larger one is a failed probe. */
 export const MAX_SERVER_INFO_BYTES = 64 * 1024;
 
 /** Options of the agent-server probes. */
 export interface ProbeOptions {
-  /** Connection pool of the server (closed with it). */
-  dispatcher: Dispatcher;
   /** Longest the whole probe may take, in milliseconds. */
   timeoutMs: number;
   /** Aborts the probe (the server is closing). */
   signal?: AbortSignal | undefined;
 }
 
-/** `path` under the base URL `url` (which may have a path of its own). */
-function joinUrl(url: string, path: string): string {
-  return `${url.replace(/\/+$/, '')}${path}`;
+/**
+ * The key a probe sends: a session key (the protocol's session key header), a dormant
+ * agent-server's init key (`X-Init-API-Key`), or none.
+ */
+export type ProbeKey = { session: string } | { init: string } | undefined;
+
+/**
+ * Runs `work` with a one-use client of the agent-server at `url` (core's `AgentServerClient`, or
+ * its `HttpServerClient` for an init key) that sends `key`, under one signal bounding the whole
+ * probe by `timeoutMs` and `signal`; the client is closed after. Its errors are core's
+ * `WorkspaceError`s, which never hold the key.
+ */
+export async function withAgentServer<T>(
+  url: string,
+  key: ProbeKey,
+  options: ProbeOptions,
+  work: (client: HttpServerClient, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const limits = {
+    requestTimeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.timeoutMs,
+    maxConnections: 1,
+  };
+  let client: HttpServerClient;
+  if (key !== undefined && 'init' in key) {
+    const { origin, pathname } = new URL(url);
+    client = new HttpServerClient({
+      origin,
+      basePath: pathname.replace(/\/+$/, ''),
+      peer: 'the agent-server',
+      key: { header: INIT_API_KEY_HEADER, value: key.init, name: 'init key', option: 'initKey' },
+      ...limits,
+    });
+  } else {
+    client = new AgentServerClient({ host: url, apiKey: key?.session, ...limits });
+  }
+  try {
+    return await work(client, timeoutSignal(options));
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * The status the agent-server at `url` answers `request` with (sent with `key`; the body is
+ * discarded), or `undefined` when it does not answer in time. Never throws.
+ */
+export async function probeStatus(
+  url: string,
+  key: ProbeKey,
+  request: Omit<HttpServerRequest, 'signal'>,
+  options: ProbeOptions,
+): Promise<number | undefined> {
+  try {
+    return await withAgentServer(url, key, options, async (client, signal) => {
+      const response = await client.send({ ...request, signal });
+      await response.body.dump();
+      return response.statusCode;
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -26,16 +87,9 @@ function joinUrl(url: string, path: string): string {
  * is sent: health is open on every agent-server.
  */
 export async function probeHealth(url: string, options: ProbeOptions): Promise<boolean> {
-  try {
-    const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.health), {
-      dispatcher: options.dispatcher,
-      signal: timeoutSignal(options),
-    });
-    await response.body.dump();
-    return response.statusCode >= 200 && response.statusCode < 300;
-  } catch {
-    return false;
-  }
+  const request = { method: 'GET', path: AGENT_SERVER_ROUTES.health } as const;
+  const status = await probeStatus(url, undefined, request, options);
+  return status !== undefined && status >= 200 && status < 300;
 }
 
 /** The agent-server's own clock as `/server_info` reports it (whole seconds). */
@@ -57,32 +111,37 @@ export async function fetchServerClock(
   sessionKey: string,
   options: ProbeOptions,
 ): Promise<AgentServerClock> {
-  const signal = timeoutSignal(options);
-  const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.serverInfo), {
-    dispatcher: options.dispatcher,
-    headers: { [SESSION_API_KEY_HEADER]: sessionKey },
-    signal,
-  });
-  if (response.statusCode !== 200) {
-    await response.body.dump();
-    throw new Error(`/server_info answered ${response.statusCode}`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_SERVER_INFO_BYTES) {
-      response.body.destroy();
-      throw new Error(`/server_info answer is larger than ${MAX_SERVER_INFO_BYTES} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  let info: unknown;
-  try {
-    info = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new Error('/server_info answer is not JSON');
-  }
+  const info = await withAgentServer(
+    url,
+    { session: sessionKey },
+    options,
+    async (client, signal) => {
+      const response = await client.send({
+        method: 'GET',
+        path: AGENT_SERVER_ROUTES.serverInfo,
+        signal,
+      });
+      if (response.statusCode !== 200) {
+        await response.body.dump();
+        throw new Error(`/server_info answered ${response.statusCode}`);
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_SERVER_INFO_BYTES) {
+          response.body.destroy();
+          throw new Error(`/server_info answer is larger than ${MAX_SERVER_INFO_BYTES} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      try {
+        return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+      } catch {
+        throw new Error('/server_info answer is not JSON');
+      }
+    },
+  );
   const { uptime, idle_time } = (info ?? {}) as { uptime?: unknown; idle_time?: unknown };
   return {
     uptimeSeconds: seconds('uptime', uptime),
@@ -110,16 +169,6 @@ export async function recordActivity(
   options: ProbeOptions,
 ): Promise<boolean> {
   const path = `.agent-workspace-claim-${randomBytes(8).toString('hex')}`;
-  try {
-    const response = await request(joinUrl(url, AGENT_SERVER_ROUTES.gitChanges), {
-      dispatcher: options.dispatcher,
-      headers: { [SESSION_API_KEY_HEADER]: sessionKey },
-      query: { path },
-      signal: timeoutSignal(options),
-    });
-    await response.body.dump();
-    return response.statusCode === 200;
-  } catch {
-    return false;
-  }
+  const request = { method: 'GET', path: AGENT_SERVER_ROUTES.gitChanges, query: { path } } as const;
+  return (await probeStatus(url, { session: sessionKey }, request, options)) === 200;
 }

@@ -99,7 +99,6 @@ async function reapOne(
   try {
     const key = sessionKeyOf(context.options.sessionKeySecret, fields);
     const clock = await fetchServerClock(session.url, key, {
-      dispatcher: context.dispatcher,
       timeoutMs: context.options.readinessTimeoutMs,
       signal: context.signal,
     });

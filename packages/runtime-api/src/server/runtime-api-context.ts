@@ -1,6 +1,5 @@
 import { timeoutSignal } from '@agent-workspace/core/internal';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Dispatcher } from 'undici';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import type { StartGate } from './start-gate.js';
@@ -10,8 +9,6 @@ import type { WarmPool } from './warm-pool.js';
 export interface RuntimeApiContext {
   options: ResolvedRuntimeApiServerOptions;
   backend: RuntimeBackend;
-  /** Connection pool for the agent-server probes; closed with the server. */
-  dispatcher: Dispatcher;
   /** Aborted when the server closes: ends probes and backend calls in flight. */
   signal: AbortSignal;
   /** Serialises the count-and-reserve step of `/start`. */

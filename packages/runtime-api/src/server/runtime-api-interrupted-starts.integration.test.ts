@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { AGENT_SERVER_LISTENING_EVENT } from '@agent-workspace/protocol';
-import { Agent } from 'undici';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
@@ -23,7 +22,6 @@ const GRACE_SECONDS = 2;
 
 context.describe('Runtime API starts that fail or reach no client (Docker, real engine)', () => {
   const proxies: EngineProxy[] = [];
-  const dispatcher = new Agent();
   const { docker, image, namespace } = context;
   const servers = dockerRuntimeApiServers({
     apiKey: KEY,
@@ -63,7 +61,7 @@ context.describe('Runtime API starts that fail or reach no client (Docker, real 
     const port = info.NetworkSettings.Ports['8000/tcp']?.[0]?.HostPort;
     const key = deriveSessionKey(SECRET, sessionId, nonce);
     const url = `http://127.0.0.1:${port}`;
-    return { url, key, clock: await fetchServerClock(url, key, { dispatcher, timeoutMs: 5000 }) };
+    return { url, key, clock: await fetchServerClock(url, key, { timeoutMs: 5000 }) };
   };
 
   afterEach(async () => {
@@ -72,7 +70,6 @@ context.describe('Runtime API starts that fail or reach no client (Docker, real 
   });
 
   afterAll(async () => {
-    await dispatcher.close();
     await context.cleanup();
   });
 

@@ -3,12 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { SwarmRuntimeBackend } from '../backend/swarm-runtime-backend.js';
 import {
-  DEFAULT_HOST,
-  DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_PORT,
-  DEFAULT_READINESS_TIMEOUT_MS,
-  DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
+  RUNTIME_API_SERVER_DEFAULTS,
   type RuntimeApiServerOptions,
   resolveRuntimeApiServerOptions,
 } from './runtime-api-server-options.js';
@@ -40,17 +35,8 @@ function configError(options: unknown): { fields: string[]; message: string } {
 describe('resolveRuntimeApiServerOptions', () => {
   it('applies the documented defaults and keeps the backend itself', () => {
     const resolved = resolveRuntimeApiServerOptions(valid);
-    expect(resolved).toMatchObject({
-      host: DEFAULT_HOST,
-      port: DEFAULT_PORT,
-      maxSessions: DEFAULT_MAX_SESSIONS,
-      resources: {},
-      idleAction: 'stop',
-      idleCheckIntervalSeconds: DEFAULT_IDLE_CHECK_INTERVAL_SECONDS,
-      readinessTimeoutMs: DEFAULT_READINESS_TIMEOUT_MS,
-      unacknowledgedStartGraceSeconds: DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS,
-      logLevel: 'info',
-    });
+    expect(resolved).toMatchObject({ ...RUNTIME_API_SERVER_DEFAULTS, resources: {} });
+    expect(RUNTIME_API_SERVER_DEFAULTS).toMatchObject({ host: '127.0.0.1', port: 3000 });
     expect(resolved.idleTimeoutSeconds).toBeUndefined();
     expect(resolved.backend).toBe(backend);
   });

@@ -7,24 +7,33 @@ import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import { allowListProblem } from './allow-list-problem.js';
 import { warmPoolOptionsSchema } from './warm-pool-options.js';
 
-/** Default interface the server listens on: loopback only. */
-export const DEFAULT_HOST = '127.0.0.1';
-/** Default port of the Runtime API server. */
-export const DEFAULT_PORT = 3000;
-/** Default most sessions of the backend's namespace; a start past it gets 429. */
-export const DEFAULT_MAX_SESSIONS = 20;
-/** Default of what idle reaping does to an idle session. */
-export const DEFAULT_IDLE_ACTION = 'stop';
-/** Default seconds between two reaping passes. */
-export const DEFAULT_IDLE_CHECK_INTERVAL_SECONDS = 30;
-/** Default seconds a started session may go without a client fetching or using it. */
-export const DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS = 300;
-/** Default longest one agent-server probe (`/health`, `/server_info`) may take, in milliseconds. */
-export const DEFAULT_READINESS_TIMEOUT_MS = 1000;
-/** Default longest a whole request (headers and body) may take to arrive, in seconds. */
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
-/** Default most open client connections. */
-export const DEFAULT_MAX_CONNECTIONS = 1000;
+/**
+ * Defaults of the server options: `createRuntimeApiServer` applies them to what is unset, and the
+ * `runtime-api` command leaves unset what no flag sets (its help shows them from here).
+ */
+export const RUNTIME_API_SERVER_DEFAULTS = Object.freeze({
+  /** Interface the server listens on: loopback only. */
+  host: '127.0.0.1',
+  /** Port of the Runtime API server. */
+  port: 3000,
+  /** Most sessions of the backend's namespace; a start past it gets 429. */
+  maxSessions: 20,
+  /** What idle reaping does to an idle session. */
+  idleAction: 'stop',
+  /** Seconds between two reaping passes. */
+  idleCheckIntervalSeconds: 30,
+  /** Seconds a started session may go without a client fetching or using it. */
+  unacknowledgedStartGraceSeconds: 300,
+  /** Longest one agent-server probe (`/health`, `/server_info`) may take, in milliseconds. */
+  readinessTimeoutMs: 1000,
+  /** Longest a whole request (headers and body) may take to arrive, in seconds. */
+  requestTimeoutSeconds: 30,
+  /** Most open client connections. */
+  maxConnections: 1000,
+  /** pino level of the JSON log. */
+  logLevel: 'info',
+} as const);
+
 /** Shortest accepted Runtime API key, in characters. */
 export const MIN_API_KEY_LENGTH = 16;
 /** Shortest accepted session key secret, in characters. */
@@ -44,7 +53,7 @@ const backendMethods = [
   'logs',
 ];
 
-/** Options of `createRuntimeApiServer`; defaults are the `DEFAULT_*` constants. */
+/** Options of `createRuntimeApiServer`; defaults are {@link RUNTIME_API_SERVER_DEFAULTS}. */
 export const runtimeApiServerOptionsSchema = z
   .object({
     /**
@@ -70,15 +79,15 @@ export const runtimeApiServerOptionsSchema = z
     ),
     /** Agent-server images `/start` may ask for (exact references); at least one. */
     images: z.array(z.string().min(1)).min(1),
-    /** Interface to listen on. Default {@link DEFAULT_HOST}. */
-    host: z.string().min(1).default(DEFAULT_HOST),
-    /** Port to listen on; `0` picks a free one. Default {@link DEFAULT_PORT}. */
-    port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
+    /** Interface to listen on. Default `RUNTIME_API_SERVER_DEFAULTS.host`. */
+    host: z.string().min(1).default(RUNTIME_API_SERVER_DEFAULTS.host),
+    /** Port to listen on; `0` picks a free one. Default `RUNTIME_API_SERVER_DEFAULTS.port`. */
+    port: z.number().int().min(0).max(65_535).default(RUNTIME_API_SERVER_DEFAULTS.port),
     /**
      * Most sessions the backend's namespace may hold (counted from `backend.list()`, whatever
-     * their state); a start past it gets 429 with `Retry-After`. Default {@link DEFAULT_MAX_SESSIONS}.
+     * their state); a start past it gets 429 with `Retry-After`. Default `RUNTIME_API_SERVER_DEFAULTS.maxSessions`.
      */
-    maxSessions: z.number().int().positive().default(DEFAULT_MAX_SESSIONS),
+    maxSessions: z.number().int().positive().default(RUNTIME_API_SERVER_DEFAULTS.maxSessions),
     /** Base limits of one sandbox, multiplied by the session's `resource_factor`. Default none. */
     resources: z
       .object({
@@ -96,38 +105,48 @@ export const runtimeApiServerOptionsSchema = z
      * stops or pauses it; unset turns reaping off.
      */
     idleTimeoutSeconds: z.number().positive().optional(),
-    /** What idle reaping does to an idle session. Default {@link DEFAULT_IDLE_ACTION}. */
-    idleAction: z.enum(['stop', 'pause']).default(DEFAULT_IDLE_ACTION),
+    /** What idle reaping does to an idle session. Default `RUNTIME_API_SERVER_DEFAULTS.idleAction`. */
+    idleAction: z.enum(['stop', 'pause']).default(RUNTIME_API_SERVER_DEFAULTS.idleAction),
     /**
      * Seconds between reaping passes (idle sessions, unacknowledged starts). Default
-     * {@link DEFAULT_IDLE_CHECK_INTERVAL_SECONDS}.
+     * `RUNTIME_API_SERVER_DEFAULTS.idleCheckIntervalSeconds`.
      */
-    idleCheckIntervalSeconds: z.number().positive().default(DEFAULT_IDLE_CHECK_INTERVAL_SECONDS),
+    idleCheckIntervalSeconds: z
+      .number()
+      .positive()
+      .default(RUNTIME_API_SERVER_DEFAULTS.idleCheckIntervalSeconds),
     /**
      * Seconds a session started cold may run without a client fetching it (`GET
      * /sessions/{id}`, another `/start` of it, `/resume`) or using its agent-server; then a
      * reaping pass stops it: its `/start` answer never reached anyone (the server was killed
      * mid-start, the client went away). Counted from its start, and for its agent-server from
-     * when that came up. Default {@link DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS}.
+     * when that came up. Default `RUNTIME_API_SERVER_DEFAULTS.unacknowledgedStartGraceSeconds`.
      */
     unacknowledgedStartGraceSeconds: z
       .number()
       .positive()
-      .default(DEFAULT_UNACKNOWLEDGED_START_GRACE_SECONDS),
+      .default(RUNTIME_API_SERVER_DEFAULTS.unacknowledgedStartGraceSeconds),
     /**
      * Longest one probe of a session's agent-server (`/health` for `pod_status`, `/server_info`
-     * for reaping) may take, in milliseconds. Default {@link DEFAULT_READINESS_TIMEOUT_MS}.
+     * for reaping) may take, in milliseconds. Default `RUNTIME_API_SERVER_DEFAULTS.readinessTimeoutMs`.
      */
-    readinessTimeoutMs: z.number().int().positive().default(DEFAULT_READINESS_TIMEOUT_MS),
+    readinessTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(RUNTIME_API_SERVER_DEFAULTS.readinessTimeoutMs),
     /**
      * Longest a whole request (headers and body) may take to arrive, in seconds; a slower one gets
-     * 408 and its connection closed. Default {@link DEFAULT_REQUEST_TIMEOUT_SECONDS}.
+     * 408 and its connection closed. Default `RUNTIME_API_SERVER_DEFAULTS.requestTimeoutSeconds`.
      */
-    requestTimeoutSeconds: z.number().positive().default(DEFAULT_REQUEST_TIMEOUT_SECONDS),
-    /** Most open client connections; more are closed at once. Default {@link DEFAULT_MAX_CONNECTIONS}. */
-    maxConnections: z.number().int().positive().default(DEFAULT_MAX_CONNECTIONS),
+    requestTimeoutSeconds: z
+      .number()
+      .positive()
+      .default(RUNTIME_API_SERVER_DEFAULTS.requestTimeoutSeconds),
+    /** Most open client connections; more are closed at once. Default `RUNTIME_API_SERVER_DEFAULTS.maxConnections`. */
+    maxConnections: z.number().int().positive().default(RUNTIME_API_SERVER_DEFAULTS.maxConnections),
     /** pino level of the JSON log on standard output. Default `info`. */
-    logLevel: runtimeApiLogLevelSchema.default('info'),
+    logLevel: runtimeApiLogLevelSchema.default(RUNTIME_API_SERVER_DEFAULTS.logLevel),
     /**
      * Warm pools: per image, sandboxes kept started and ready that a matching `/start` claims at
      * once (see `WarmPool`). Each image must be one of `images`; at most `MAX_WARM_SANDBOXES`

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
-import { keyedStatus, pollUntil } from '../test-support/agent-server-probe.js';
+import { keyedStatus, pollUntil, waitUntilHealthy } from '../test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
 import type { RuntimeApiServer } from './create-runtime-api-server.js';
 import { deriveSandboxKey } from './session-key.js';
 import { dockerRuntimeApiServers } from './test-support/docker-runtime-api-servers.js';
-import { call, runOnAgentServer } from './test-support/runtime-api-call.js';
+import { call, pooledStartBody, runOnAgentServer } from './test-support/runtime-api-call.js';
 import { warmSandboxSpec } from './warm-sandbox-spec.js';
 
 const context = remoteApiTestContext();
@@ -16,14 +16,7 @@ const KEY = `runtime-api-key-${randomUUID()}`;
 const SECRET = `session-secret-${randomUUID()}`;
 const MISSING_IMAGE = `agent-workspace/agent-server:missing-${randomUUID().slice(0, 8)}`;
 
-/** A `/start` body the pool serves (its defaults), for `sessionId`. */
-const pooledBody = (sessionId: string) => ({
-  image,
-  session_id: sessionId,
-  working_dir: '/workspace',
-  environment: {},
-  resource_factor: 1,
-});
+const pooledBody = (sessionId: string) => pooledStartBody(image, sessionId);
 
 interface Started {
   runtime_id: string;
@@ -68,6 +61,14 @@ context.describe('Runtime API server warm pool on a real engine', () => {
       (answer) => answer.json?.pools?.[0]?.warm === warm && answer.json.pools[0].starting === 0,
       { what: `${warm} warm sandboxes` },
     );
+  /** The init key a warm container started with, derived as the pool derives it. */
+  const initKeyOf = (labels: Record<string, string>) =>
+    deriveSandboxKey(
+      SECRET,
+      labels[RUNTIME_LABELS.runtimeId] ?? '',
+      labels[RUNTIME_LABELS.keyNonce] ?? '',
+    );
+  const initState = async (url: string) => (await call(url, '/api/init')).json?.state;
   const containerOf = async (runtimeId: string) => {
     const filters = { label: [`${RUNTIME_LABELS.runtimeId}=${runtimeId}`] };
     return docker.listContainers({ all: true, filters });
@@ -137,6 +138,62 @@ context.describe('Runtime API server warm pool on a real engine', () => {
     expect(await keyedStatus(first.url, second.session_api_key)).toBe(401);
   });
 
+  it('starts warm sandboxes dormant and hands the claiming session a key only init gave them', async () => {
+    const server = await serve();
+    await untilWarm(server, 2);
+    const warm = await new DockerRuntimeBackend({ namespace }).warmSandboxes.listWarm();
+    for (const sandbox of warm) expect(await initState(sandbox.url ?? '')).toBe('dormant');
+
+    const session = await start(server, pooledBody(`init-${randomUUID()}`));
+    const claimed = warm.find(
+      (sandbox) => sandbox.labels[RUNTIME_LABELS.runtimeId] === session.runtime_id,
+    );
+    const initKey = initKeyOf(claimed?.labels ?? {});
+    expect(session.session_api_key).not.toBe(initKey);
+    expect(await initState(session.url)).toBe('ready');
+    expect(await keyedStatus(session.url, session.session_api_key)).toBe(200);
+    // The start-up key stopped working at init, and a second init is refused.
+    expect(await keyedStatus(session.url, initKey)).toBe(401);
+    const again = await call(session.url, '/api/init', {
+      headers: { 'x-init-api-key': initKey },
+      body: { session_api_keys: ['another-key-of-someone'] },
+    });
+    expect(again.status).toBe(400);
+
+    // Neither key is in what the engine shows of the container.
+    const [container] = await containerOf(session.runtime_id);
+    const inspected = JSON.stringify(await docker.getContainer(container?.Id ?? '').inspect());
+    expect(inspected).not.toContain(initKey);
+    expect(inspected).not.toContain(session.session_api_key);
+    expect(inspected).toContain('OH_DEFERRED_INIT=true');
+  });
+
+  it('starts cold when a claimed warm sandbox refuses init, removing it', async () => {
+    const server = await serve({ warmPool: [{ image, count: 1 }] });
+    await untilWarm(server, 1);
+    const [sandbox] = await new DockerRuntimeBackend({ namespace }).warmSandboxes.listWarm();
+    const url = sandbox?.url ?? '';
+    // Initialized behind the pool's back: the claim's init is then refused (400).
+    const stolen = await call(url, '/api/init', {
+      headers: { 'x-init-api-key': initKeyOf(sandbox?.labels ?? {}) },
+      body: { session_api_keys: [`thief-${randomUUID()}`] },
+    });
+    expect([stolen.status, stolen.json?.state]).toEqual([200, 'ready']);
+
+    const sessionId = `refused-${randomUUID()}`;
+    const session = await start(server, pooledBody(sessionId));
+    const warmId = sandbox?.labels[RUNTIME_LABELS.runtimeId] ?? '';
+    expect(session.runtime_id).not.toBe(warmId);
+    expect(await containerOf(warmId)).toEqual([]);
+    await pollUntil(
+      () => api(server, `/sessions/${sessionId}`),
+      (answer) => answer.json?.pod_status === 'ready',
+      { what: 'the cold session to be ready' },
+    );
+    expect(await keyedStatus(session.url, session.session_api_key)).toBe(200);
+    expect(await initState(session.url)).not.toBe('dormant');
+  });
+
   it('starts a request with another environment cold, leaving the pool as it was', async () => {
     const server = await serve();
     await untilWarm(server, 2);
@@ -189,8 +246,7 @@ context.describe('Runtime API server warm pool on a real engine', () => {
     const warm = await new DockerRuntimeBackend({ namespace }).warmSandboxes.listWarm();
     await Promise.all(
       warm.map(({ url, labels }) => {
-        const runtimeId = labels[RUNTIME_LABELS.runtimeId] ?? '';
-        const key = deriveSandboxKey(SECRET, runtimeId, labels[RUNTIME_LABELS.keyNonce] ?? '');
+        const key = initKeyOf(labels);
         return pollUntil(
           () => call(url ?? '', '/server_info', { headers: { 'x-session-api-key': key } }),
           (answer) => answer.json?.idle_time >= 2,
@@ -256,6 +312,31 @@ context.describe('Runtime API server warm pool on a real engine', () => {
     const next = await start(second, pooledBody(`adopted-${randomUUID()}`));
     expect(next.runtime_id).toBe(fittingId);
     expect(await keyedStatus(next.url, next.session_api_key)).toBe(200);
+  });
+
+  it('never adopts a warm sandbox whose agent-server is not dormant', async () => {
+    // Fitting settings, but started without deferred init: its health check fails.
+    const { spec } = warmSandboxSpec({
+      entry: { image, count: 1, workingDir: '/workspace' },
+      namespace,
+      sessionKeySecret: SECRET,
+      resources: {},
+    });
+    const { OH_DEFERRED_INIT: _, ...environment } = spec.environment;
+    const eager = await new DockerRuntimeBackend({ namespace }).warmSandboxes.startWarm({
+      ...spec,
+      environment,
+    });
+    await waitUntilHealthy(eager.url ?? '');
+    expect((await call(eager.url ?? '', '/api/init')).status).toBe(401);
+
+    const server = await serve({ warmPool: [{ image, count: 1 }] });
+    await untilWarm(server, 1);
+    await pollUntil(warmIds, (ids) => !ids.includes(spec.runtimeId), { what: 'its removal' });
+    expect(await containerOf(spec.runtimeId)).toEqual([]);
+    const session = await start(server, pooledBody(`dormant-${randomUUID()}`));
+    expect(session.runtime_id).not.toBe(spec.runtimeId);
+    expect(await keyedStatus(session.url, session.session_api_key)).toBe(200);
   });
 
   it('backs off and reports failed refills without failing the server', async () => {

@@ -7,12 +7,23 @@ import {
   sessionIdOfContainerName,
   warmContainerName,
 } from '../backend/session-container-name.js';
+import {
+  RUNTIME_LABELS,
+  sessionLabelFields,
+  sessionLabels,
+  warmSandboxLabels,
+} from '../backend/session-labels.js';
 import { SwarmRuntimeBackend } from '../backend/swarm-runtime-backend.js';
 import {
   type RuntimeApiServerOptions,
   resolveRuntimeApiServerOptions,
 } from './runtime-api-server-options.js';
-import { deriveSandboxKey, deriveSessionKey, sessionKeyOf } from './session-key.js';
+import {
+  deriveClaimedKey,
+  deriveSandboxKey,
+  deriveSessionKey,
+  sessionKeyOf,
+} from './session-key.js';
 import { DEFAULT_WARM_POOL_WORKING_DIR, MAX_WARM_SANDBOXES } from './warm-pool-options.js';
 import { warmPoolServes } from './warm-pool-serves.js';
 
@@ -146,13 +157,46 @@ describe('claim names and keys', () => {
     );
   });
 
-  it('keys a pooled sandbox by its runtime id, in a domain no session key shares', () => {
+  it('keys a warm sandbox by its runtime id and its claiming session by both ids, in domains of their own', () => {
     const fields = { sessionId: 's1', runtimeId: 'r1', keyNonce: 'n1' };
     const secret = 'secret';
     expect(sessionKeyOf(secret, fields)).toBe(deriveSessionKey(secret, 's1', 'n1'));
-    expect(sessionKeyOf(secret, { ...fields, pooled: true })).toBe(
-      deriveSandboxKey(secret, 'r1', 'n1'),
-    );
+    const claimed = sessionKeyOf(secret, { ...fields, pooled: true, deferredInit: true });
+    expect(claimed).toBe(deriveClaimedKey(secret, 's1', 'r1', 'n1'));
+    // Neither the warm sandbox's init key nor another session's claim of it gives the key.
+    expect(claimed).not.toBe(deriveSandboxKey(secret, 'r1', 'n1'));
+    expect(claimed).not.toBe(deriveClaimedKey(secret, 's2', 'r1', 'n1'));
     expect(deriveSandboxKey(secret, 's1', 'n1')).not.toBe(deriveSessionKey(secret, 's1', 'n1'));
+  });
+
+  it('keys a session claimed before warm sandboxes started dormant with the sandbox key it kept', () => {
+    const secret = 'secret';
+    const base = {
+      namespace: 'ns',
+      runtimeId: 'r1',
+      image: IMAGE,
+      resourceFactor: 1,
+      createdAt: new Date(0).toISOString(),
+      keyNonce: 'n1',
+    };
+    // What the claim of each kind leaves in the engine: the warm labels plus the session id.
+    const claimedFrom = (labels: Record<string, string>) =>
+      sessionLabelFields({ ...labels, [RUNTIME_LABELS.sessionId]: 's1' });
+    const current = claimedFrom(warmSandboxLabels(base));
+    expect(current).toMatchObject({ pooled: true, deferredInit: true });
+    expect(sessionKeyOf(secret, current!)).toBe(deriveClaimedKey(secret, 's1', 'r1', 'n1'));
+
+    const { [RUNTIME_LABELS.deferredInit]: _, ...before } = warmSandboxLabels(base);
+    const old = claimedFrom(before);
+    expect(old).toMatchObject({ pooled: true });
+    expect(old?.deferredInit).toBeUndefined();
+    expect(sessionKeyOf(secret, old!)).toBe(deriveSandboxKey(secret, 'r1', 'n1'));
+    // The label means nothing on a session started cold.
+    const cold = sessionLabelFields({
+      ...sessionLabels({ ...base, sessionId: 's1' }),
+      [RUNTIME_LABELS.deferredInit]: 'true',
+    });
+    expect(cold?.deferredInit).toBeUndefined();
+    expect(sessionKeyOf(secret, cold!)).toBe(deriveSessionKey(secret, 's1', 'n1'));
   });
 });

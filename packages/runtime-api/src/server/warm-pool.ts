@@ -3,7 +3,6 @@ import { timeoutSignal } from '@agent-workspace/core/internal';
 import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { StartRuntimeRequestWire } from '@agent-workspace/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Dispatcher } from 'undici';
 import type {
   BackendSession,
   RuntimeBackend,
@@ -21,9 +20,10 @@ import {
 } from './image-pool.js';
 import { recordActivity } from './probe-agent-server.js';
 import { ENGINE_CALL_TIMEOUT_MS } from './runtime-api-context.js';
-import { deriveSandboxKey } from './session-key.js';
+import { deriveClaimedKey, deriveSandboxKey } from './session-key.js';
 import type { WarmPoolEntry } from './warm-pool-options.js';
 import { warmPoolServes } from './warm-pool-serves.js';
+import { initWarmSandbox } from './warm-sandbox-init.js';
 import { warmSandboxSpec } from './warm-sandbox-spec.js';
 
 /** Seconds between two looks at the engine's warm sandboxes (gone ones replaced, strays removed). */
@@ -43,17 +43,18 @@ export interface WarmPoolOptions {
   resources: SessionResources;
   /** The operator's command sandbox and allow-list, which every warm sandbox starts with. */
   sandbox?: ContainerSandbox | undefined;
-  dispatcher: Dispatcher;
   /** Longest one agent-server probe may take, in milliseconds. */
   probeTimeoutMs: number;
   log: FastifyBaseLogger;
 }
 
 /**
- * The server's warm pools: per configured image, `count` sandboxes started and ready (their
- * agent-server accepts their key) before any session asks. A matching `/start` ({@link
- * warmPoolServes}) claims one (`WarmSandboxBackend.claimWarm`: bound to the session in the
- * engine, durably) instead of starting a sandbox, and the pool refills in the background;
+ * The server's warm pools: per configured image, `count` sandboxes started dormant
+ * (`--defer-init`) and ready (their agent-server accepts their init key and is `dormant`) before
+ * any session asks. A matching `/start` ({@link warmPoolServes}) claims one
+ * (`WarmSandboxBackend.claimWarm`: bound to the session in the engine, durably), then gives it
+ * the session's key (`POST /api/init`; a sandbox refusing goes and the start is cold) instead of
+ * starting a sandbox, and the pool refills in the background;
  * failed refills are logged and retried with a doubling backoff. The engine is the record: at
  * start and every {@link WARM_POOL_CHECK_INTERVAL_MS} the pool lists the warm sandboxes,
  * adopting those a restarted server left that fit a pool (same settings, key accepted) and
@@ -91,7 +92,8 @@ export class WarmPool implements AsyncDisposable {
    * Claims a ready sandbox for `sessionId` when a pool serves `body`, answering the claimed
    * session; `undefined` (synchronously) when none can (no pool, a request it does not serve, an
    * empty pool, closing). `ALREADY_EXISTS` when the session id is taken (the sandbox stays
-   * warm). A sandbox the engine lost or that died is removed and `cold()` answers instead.
+   * warm). A sandbox the engine lost, that died or that refused init is removed and `cold()`
+   * answers instead.
    */
   claim(
     sessionId: string,
@@ -112,6 +114,11 @@ export class WarmPool implements AsyncDisposable {
     this.#claims.add(claimed);
     this.#refill();
     return claimed;
+  }
+
+  /** True while a claim of this pool is binding or initializing the sandbox `runtimeId`. */
+  isClaiming(runtimeId: string): boolean {
+    return this.#claiming.has(runtimeId);
   }
 
   /** Each pool's numbers, in configuration order. */
@@ -168,21 +175,32 @@ export class WarmPool implements AsyncDisposable {
       return cold();
     }
     pool.claimedTotal += 1;
-    if (session.engineState !== 'running' || !session.url) {
-      // Bound to this session already: a dead sandbox goes, and the session starts cold.
-      log.warn({ sessionId, runtimeId }, 'a claimed warm sandbox was not running; starting cold');
+    const { sessionKeySecret, probeTimeoutMs } = this.#options;
+    const nonce = session.labels[RUNTIME_LABELS.keyNonce] ?? '';
+    const initKey = deriveSandboxKey(sessionKeySecret, runtimeId, nonce);
+    const key = deriveClaimedKey(sessionKeySecret, sessionId, runtimeId, nonce);
+    const url = session.engineState === 'running' ? session.url : undefined;
+    const probe = { timeoutMs: probeTimeoutMs, signal };
+    const failure =
+      url === undefined
+        ? 'it is not running'
+        : await initWarmSandbox(url, initKey, key, probe).then(
+            () => undefined,
+            (error: Error) => `init failed: ${error.message}`,
+          );
+    // A refused init is fine when the same init won a race (a restarted server finishing this
+    // claim, see `initClaimedSession`): the sandbox then takes the session's key.
+    const answered = url !== undefined && (await recordActivity(url, key, probe));
+    if (url === undefined || (failure !== undefined && !answered)) {
+      // Bound to this session already: a dead sandbox or one refusing init goes; the start is cold.
+      log.warn(
+        { sessionId, runtimeId, reason: failure },
+        'a claimed warm sandbox is unusable; starting cold',
+      );
       await this.#options.backend.stop(runtimeId, { signal });
       return cold();
     }
-    const nonce = session.labels[RUNTIME_LABELS.keyNonce] ?? '';
-    const key = deriveSandboxKey(this.#options.sessionKeySecret, runtimeId, nonce);
-    const options = {
-      dispatcher: this.#options.dispatcher,
-      timeoutMs: this.#options.probeTimeoutMs,
-    };
-    if (await recordActivity(session.url, key, { ...options, signal })) {
-      return { ...session, answered: true };
-    }
+    if (answered) return { ...session, answered: true };
     log.warn({ sessionId, runtimeId }, 'could not reset the idle time of a claimed sandbox');
     return session;
   }
@@ -231,7 +249,6 @@ export class WarmPool implements AsyncDisposable {
       throw new Error(sandbox.message ?? 'the warm sandbox is not running');
     }
     await awaitWarmSandbox(sandbox.url, key, {
-      dispatcher: this.#options.dispatcher,
       probeTimeoutMs: this.#options.probeTimeoutMs,
       signal: this.#abort.signal,
     });
@@ -270,7 +287,11 @@ export class WarmPool implements AsyncDisposable {
       if (running) alive.add(runtimeId);
       if (this.#holds(runtimeId)) continue;
       const pool = this.#pools.get(sandbox.labels[RUNTIME_LABELS.image] ?? '');
-      const fits = pool?.settings === sandbox.labels[RUNTIME_LABELS.warmSettings];
+      // A sandbox of an earlier version (no deferred-init label) would get a key its session
+      // could not derive again.
+      const fits =
+        pool?.settings === sandbox.labels[RUNTIME_LABELS.warmSettings] &&
+        sandbox.labels[RUNTIME_LABELS.deferredInit] === 'true';
       if (pool && fits && running && pool.ready.length + pool.starting.size < pool.entry.count) {
         this.#track(this.#adopt(pool, sandbox, runtimeId));
       } else {

@@ -18,9 +18,10 @@ export interface WarmSandboxSpecOptions {
 }
 
 /**
- * A new warm sandbox of the pool `entry`: fresh runtime id and nonce, the sandbox key's hash
- * only (the key itself is returned, for the readiness probe, and derivable again from the
- * labels), the pool's working directory and user, and a digest of those settings in
+ * A new warm sandbox of the pool `entry`: fresh runtime id and nonce, started dormant
+ * (`OH_DEFERRED_INIT`), the sandbox key's hash only (the key itself — its init key — is
+ * returned, for the readiness probe and the claim's init, and derivable again from the labels),
+ * the pool's working directory and user, and a digest of those settings in
  * {@link RUNTIME_LABELS.warmSettings}.
  */
 export function warmSandboxSpec({
@@ -46,8 +47,9 @@ export function warmSandboxSpec({
     spec: {
       runtimeId,
       image: entry.image,
-      // The agent-server reports its working directory as a container projection.
-      environment: { AGENT_WORKSPACE_PROJECTION: 'container' },
+      // The agent-server reports its working directory as a container projection, and starts
+      // dormant: the claim's `POST /api/init` gives it the session's key.
+      environment: { AGENT_WORKSPACE_PROJECTION: 'container', OH_DEFERRED_INIT: 'true' },
       sessionKeyHash: sessionKeyHash(key),
       workingDir: entry.workingDir,
       runAsUser: entry.runAsUser,

@@ -3,11 +3,8 @@ import type { AgentServerClient } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
   agentFinalResponseWireSchema,
-  CONVERSATION_STATE_KEYS,
-  type ConversationEventWire,
   type ConversationExecutionStatus,
   type ConversationInfoWire,
-  conversationEventWireSchema,
   conversationInfoWireSchema,
   conversationPath,
 } from '@agent-workspace/protocol';
@@ -16,8 +13,7 @@ import type {
   ConversationRunOptions,
   ConversationState,
 } from './base-conversation.js';
-import { ConversationEvents } from './conversation-events.js';
-import { executionStatusOf } from './execution-status-of.js';
+import type { ConversationEvents } from './conversation-events.js';
 import { fetchConversationEvents } from './fetch-conversation-events.js';
 import { fetchConversationInfo } from './fetch-conversation-info.js';
 import {
@@ -31,10 +27,12 @@ import type {
   RemoteConversationOptions,
   StartConversationBody,
 } from './remote-conversation-options.js';
+import { RemoteEventFeed } from './remote-event-feed.js';
 import { RemoteEventsSocket } from './remote-events-socket.js';
+import { RemoteRunStatus } from './remote-run-status.js';
 
-/** Longest wait between REST checks of a run's status when the socket says nothing. */
-export const REMOTE_RUN_POLL_MAX_MS = 1_000;
+/** Re-exported: the SDK's index takes it from here. */
+export { REMOTE_RUN_POLL_MAX_MS } from './remote-run-status.js';
 
 /**
  * A conversation whose agent loop runs on the agent-server of its workspace, with the same API
@@ -62,19 +60,12 @@ export class RemoteConversation implements BaseConversation {
   readonly workspace: Workspace;
   /** The events, oldest first, with `subscribe()` for new ones. */
   readonly events: ConversationEvents;
-  readonly #record: (event: ConversationEventWire) => void;
-  readonly #seen = new Set<string>();
   readonly #client: AgentServerClient;
   /** Aborted by `close()`, with a `WORKSPACE_CLOSED` reason; every request listens to it. */
   readonly #closing = new AbortController();
   readonly #socket: RemoteEventsSocket;
-  #status: ConversationExecutionStatus;
-  /** Live events held back while the list is being filled over REST, so the order holds. */
-  #buffer: ConversationEventWire[] | undefined;
-  #syncs: Promise<void> = Promise.resolve();
-  /** Called on every status the socket reports. */
-  readonly #statusListeners = new Set<() => void>();
-  #fatal: WorkspaceError | undefined;
+  readonly #status: RemoteRunStatus;
+  readonly #feed: RemoteEventFeed;
   #running = false;
   #closed = false;
 
@@ -86,26 +77,25 @@ export class RemoteConversation implements BaseConversation {
     this.id = info.id;
     this.workspace = workspace;
     this.#client = client;
-    this.#status = info.execution_status;
-    const { events, record } = ConversationEvents.create();
-    this.events = events;
-    this.#record = record;
+    this.#status = new RemoteRunStatus(info.execution_status);
+    this.#feed = new RemoteEventFeed({
+      fetchEvents: () => fetchConversationEvents(client, this.id, this.#closing.signal),
+      status: this.#status,
+    });
+    this.events = this.#feed.events;
     this.#socket = new RemoteEventsSocket({
       url: client.websocketUrl(
         conversationPath(AGENT_SERVER_ROUTES.conversationEventsSocket, this.id),
       ),
       host: client.host,
       apiKey,
-      onFrame: (frame) => this.#onFrame(frame),
+      onFrame: (frame) => this.#feed.onFrame(frame),
       onReconnected: () => {
-        void this.#sync().catch(() => {
+        void this.#feed.sync().catch(() => {
           // The next reconnect or run() check fills the gap.
         });
       },
-      onFatal: (error) => {
-        this.#fatal = error;
-        this.#notifyStatus();
-      },
+      onFatal: (error) => this.#status.fail(error),
     });
   }
 
@@ -150,9 +140,9 @@ export class RemoteConversation implements BaseConversation {
     const conversation = new RemoteConversation(server, info, workspace);
     try {
       // Live events that arrive while the history is paged in are held back, then appended.
-      conversation.#buffer = [];
+      conversation.#feed.hold();
       await conversation.#socket.start();
-      await conversation.#sync();
+      await conversation.#feed.sync();
     } catch (error) {
       await conversation.close();
       throw error;
@@ -162,7 +152,7 @@ export class RemoteConversation implements BaseConversation {
 
   /** The conversation's id and execution status, as last reported by the server. */
   get state(): ConversationState {
-    return { id: this.id, executionStatus: this.#status };
+    return { id: this.id, executionStatus: this.#status.current };
   }
 
   /** Sends a user message (`POST …/events`); the current or next run reads it. */
@@ -209,8 +199,13 @@ export class RemoteConversation implements BaseConversation {
         409,
       );
       if (signal?.aborted) onAbort();
-      const status = await this.#waitUntilNotRunning();
-      await this.#sync();
+      const status = await this.#status.waitUntilNotRunning({
+        fetchStatus: async () =>
+          (await fetchConversationInfo(this.#client, this.id, this.#closing.signal))
+            .execution_status,
+        assertOpen: () => this.#assertOpen(),
+      });
+      await this.#feed.sync();
       return status;
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -251,7 +246,7 @@ export class RemoteConversation implements BaseConversation {
     this.#closed = true;
     this.#closing.abort(this.#closedError());
     this.#socket.close();
-    this.#notifyStatus();
+    this.#status.close();
     await this.#client.close();
   }
 
@@ -263,89 +258,6 @@ export class RemoteConversation implements BaseConversation {
   /** For tests: drops the events socket as a network failure would; it reconnects by itself. */
   dropEventsConnection(): void {
     this.#socket.dropConnection();
-  }
-
-  async #waitUntilNotRunning(): Promise<ConversationExecutionStatus> {
-    let delayMs = 50;
-    for (;;) {
-      this.#assertOpen();
-      if (this.#fatal) throw this.#fatal;
-      // The server marks a conversation `running` before it answers POST …/run, so a REST
-      // status other than `running` after it means the run is over.
-      const info = await fetchConversationInfo(this.#client, this.id, this.#closing.signal);
-      this.#status = info.execution_status;
-      if (info.execution_status !== 'running') return info.execution_status;
-      await this.#nextStatusHint(delayMs);
-      delayMs = Math.min(delayMs * 2, REMOTE_RUN_POLL_MAX_MS);
-    }
-  }
-
-  /** Resolves on the next status from the socket that is not `running`, or after `ms`. */
-  #nextStatusHint(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#statusListeners.delete(listener);
-        resolve();
-      };
-      const listener = (): void => {
-        if (this.#status !== 'running' || this.#closed || this.#fatal) done();
-      };
-      const timer = setTimeout(done, ms);
-      this.#statusListeners.add(listener);
-    });
-  }
-
-  #notifyStatus(): void {
-    for (const listener of [...this.#statusListeners]) listener();
-  }
-
-  /** Pages `GET …/events/search` and merges what is missing; live events wait meanwhile. */
-  #sync(): Promise<void> {
-    this.#buffer ??= [];
-    const next = this.#syncs.then(async () => {
-      let pages: ConversationEventWire[] = [];
-      try {
-        pages = await fetchConversationEvents(this.#client, this.id, this.#closing.signal);
-      } finally {
-        const buffered = this.#buffer ?? [];
-        this.#buffer = undefined;
-        for (const event of pages) this.#accept(event);
-        for (const event of buffered) this.#accept(event);
-      }
-    });
-    this.#syncs = next.catch(() => {});
-    return next;
-  }
-
-  #onFrame(frame: unknown): void {
-    const parsed = conversationEventWireSchema.safeParse(frame);
-    // Kinds this client does not model (e.g. a `ServerErrorEvent`) are skipped.
-    if (!parsed.success) return;
-    const event = parsed.data;
-    if (event.kind === 'ConversationStateUpdateEvent') {
-      const status = executionStatusOf(event);
-      if (status !== undefined) {
-        this.#status = status;
-        this.#notifyStatus();
-      }
-      // Snapshots are state, not history: each (re)connect and run end sends a new one.
-      if (event.key === CONVERSATION_STATE_KEYS.fullState) return;
-    }
-    if (this.#buffer) this.#buffer.push(event);
-    else this.#accept(event);
-  }
-
-  #accept(event: ConversationEventWire): void {
-    if (this.#seen.has(event.id)) return;
-    if (
-      event.kind === 'ConversationStateUpdateEvent' &&
-      event.key === CONVERSATION_STATE_KEYS.fullState
-    ) {
-      return;
-    }
-    this.#seen.add(event.id);
-    this.#record(event);
   }
 
   #path(route: string): string {

@@ -1,4 +1,5 @@
 import { invalidArgument } from '@agent-workspace/core';
+import { TOOL_NAMES, type ToolName } from '@agent-workspace/protocol';
 import { BrowserTool } from './browser-tool.js';
 import { FileEditorTool } from './file-editor-tool.js';
 import { FinishTool } from './finish-tool.js';
@@ -7,22 +8,7 @@ import { TaskTrackerTool } from './task-tracker-tool.js';
 import { TerminalTool } from './terminal-tool.js';
 import type { Tool } from './tool.js';
 
-/**
- * The OpenHands spec names the registry builds, e.g. from `tools: [{ "name": "TerminalTool" }]`.
- * `BrowserTool` and `IPythonTool` act through runtime plugins and are offered to the model only
- * where the conversation's action executor announces them.
- */
-export const TOOL_NAMES = [
-  'TerminalTool',
-  'FileEditorTool',
-  'TaskTrackerTool',
-  'BrowserTool',
-  'IPythonTool',
-  'FinishTool',
-] as const;
-
-/** A spec name of {@link TOOL_NAMES}. */
-export type ToolName = (typeof TOOL_NAMES)[number];
+export { TOOL_NAMES, type ToolName };
 
 /**
  * A tool as an OpenHands agent's JSON names it. `params` (OpenHands' session settings such as

@@ -1,7 +1,11 @@
 // Run by bubblewrap-sandbox-lifetime.test.ts as root: becomes the unprivileged user given as
 // second argument (after its modules are loaded, so the repository need not be readable by that
 // user), starts a sandbox in the working dir given as first argument, runs a probe command in it
-// and prints a JSON report.
+// and one with a scratch, and prints a JSON report.
+import type { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { SYSTEM_PATH } from '../../internal/process/find-executable.js';
+import { spawnChild } from '../../internal/process/spawn-child.js';
 import { startLocalCommand } from '../../local/start-local-command.js';
 import { BubblewrapSandbox } from '../bubblewrap-sandbox.js';
 
@@ -19,6 +23,15 @@ const result = await startLocalCommand({
   maxOutputBytes: 64 * 1024,
   sandbox,
 }).result;
+const scratch = await sandbox.createScratch();
+const script = `echo kept > ${scratch.path}/note && cat ${scratch.path}/note && grep CapEff /proc/self/status`;
+const launch = { file: '/bin/sh', args: ['-c', script], cwd: workingDir };
+const child = spawnChild({ ...sandbox.wrap(launch, { scratch }), env: { PATH: SYSTEM_PATH } });
+const [scratchStdout, scratchStderr] = await Promise.all([
+  text(child.stdout as Readable),
+  text(child.stderr as Readable),
+  child.exit,
+]);
 console.log(
   JSON.stringify({
     uid: process.geteuid?.(),
@@ -26,5 +39,6 @@ console.log(
     exitCode: result.exitCode,
     stdout: result.stdout,
     stderr: result.stderr,
+    scratch: { stdout: scratchStdout, stderr: scratchStderr },
   }),
 );

@@ -28,6 +28,36 @@ export interface PackDirectoryOptions {
   walker?: PathWalker | undefined;
   /** Stops the packing: the stream ends in error with the reason. */
   signal?: AbortSignal | undefined;
+  /**
+   * Put before every entry name (say `project/`, ending in `/`); the directory itself is then
+   * packed first, under that name.
+   */
+  prefix?: string | undefined;
+  /**
+   * Whether to pack an entry, by its name relative to `directory` (no trailing `/`); a
+   * directory left out is never entered.
+   */
+  include?: ((entry: PackEntry) => boolean) | undefined;
+  /** Told of each regular file packed, with its full entry name and size. */
+  onFile?: ((name: string, size: number) => void) | undefined;
+  /** Called once the tree is packed, before the archive ends: may add entries of its own. */
+  finish?: ((add: (name: string, body: Buffer) => Promise<void>) => Promise<void>) | undefined;
+}
+
+/** An entry {@link PackDirectoryOptions.include} decides on. */
+export interface PackEntry {
+  /** Path relative to the packed directory, `/`-separated. */
+  name: string;
+  type: 'directory' | 'file' | 'symlink';
+}
+
+/** What one packing walk carries down the tree. */
+interface PackWalk {
+  archive: Pack;
+  walker: PathWalker | undefined;
+  prefix: string;
+  include: PackDirectoryOptions['include'];
+  onFile: PackDirectoryOptions['onFile'];
 }
 
 /** Files up to this size are read in one piece; larger ones stream. */
@@ -56,9 +86,21 @@ export function packDirectory(options: PackDirectoryOptions): Readable {
   const { signal } = options;
   const onAbort = () => archive.destroy(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
+  const prefix = options.prefix ?? '';
+  const walk: PackWalk = {
+    archive,
+    walker: options.walker,
+    prefix,
+    include: options.include,
+    onFile: options.onFile,
+  };
+  const root = options.directory.openChild('.');
   const work = (async () => {
     try {
-      await packTree(archive, options.directory.openChild('.'), '', 0, options.walker);
+      await packRoot(walk, root);
+      await options.finish?.((name, body) =>
+        addEntry(archive, { name, type: 'file', size: body.length, mode: 0o644 }, body),
+      );
       archive.finalize();
     } catch (error) {
       archive.destroy(error as Error);
@@ -90,14 +132,33 @@ async function* coalesce(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   if (bytes > 0) yield Buffer.concat(pending, bytes);
 }
 
+/** Packs the directory itself when the walk has a prefix, then its tree; closes `root`. */
+async function packRoot(walk: PackWalk, root: DirectoryHandle): Promise<void> {
+  if (walk.prefix !== '') {
+    try {
+      const { mode, mtime } = root.stat();
+      await addEntry(walk.archive, {
+        name: walk.prefix,
+        type: 'directory',
+        mode: mode & 0o777,
+        mtime,
+      });
+    } catch (error) {
+      root.close();
+      throw error;
+    }
+  }
+  await packTree(walk, root, walk.prefix, 0);
+}
+
 /** Packs the entries of `directory` (which it closes) under `prefix`. */
 async function packTree(
-  archive: Pack,
+  walk: PackWalk,
   directory: DirectoryHandle,
   prefix: string,
   depth: number,
-  walker: PathWalker | undefined,
 ): Promise<void> {
+  const { archive, walker, include } = walk;
   try {
     if (depth > MAX_ARCHIVE_DEPTH) {
       throw new Error(`${prefix} is more than ${MAX_ARCHIVE_DEPTH} levels deep`);
@@ -116,6 +177,10 @@ async function packTree(
           ? dirent
           : lstatOrUndefined(directory.child(name));
       if (stats === undefined) continue;
+      if (include) {
+        const type = stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'symlink';
+        if (!include({ name: entryName.slice(walk.prefix.length), type })) continue;
+      }
       if (stats.isDirectory()) {
         let child: DirectoryHandle;
         try {
@@ -131,7 +196,7 @@ async function packTree(
           mode: mode & 0o777,
           mtime,
         });
-        await packTree(archive, child, `${entryName}/`, depth + 1, walker);
+        await packTree(walk, child, `${entryName}/`, depth + 1);
       } else if (stats.isSymbolicLink()) {
         let target: string;
         try {
@@ -147,7 +212,7 @@ async function packTree(
           mode: 0o777,
         });
       } else if (stats.isFile()) {
-        await packFile(archive, directory, name, entryName, walker);
+        await packFile(walk, directory, name, entryName);
       }
     }
   } finally {
@@ -157,12 +222,12 @@ async function packTree(
 
 /** Packs the regular file `name` of `directory`, unless it is no longer one. */
 async function packFile(
-  archive: Pack,
+  walk: PackWalk,
   directory: DirectoryHandle,
   name: string,
   entryName: string,
-  walker: PathWalker | undefined,
 ): Promise<void> {
+  const { archive, walker } = walk;
   let fd: number;
   try {
     fd = openSync(directory.child(name), FILE_FLAGS);
@@ -181,6 +246,7 @@ async function packFile(
       mode: stats.mode & 0o777,
       mtime: stats.mtime,
     };
+    walk.onFile?.(entryName, stats.size);
     if (stats.size <= SMALL_FILE_BYTES) {
       await addEntry(archive, header, readExactly(fd, stats.size, entryName));
       return;

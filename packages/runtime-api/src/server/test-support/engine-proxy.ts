@@ -4,6 +4,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 /** The request line of a container start in the Engine API (`POST /v1.47/containers/x/start`). */
 const CONTAINER_START = /^POST \/(?:v[\d.]+\/)?containers\/[^/\s]+\/start[?\s]/m;
+/** The request line of a container rename (`POST /v1.47/containers/x/rename?name=y`). */
+const CONTAINER_RENAME = /^POST \/(?:v[\d.]+\/)?containers\/[^/\s]+\/rename[?\s]/m;
 
 /** Options of {@link EngineProxy.start}. */
 export interface EngineProxyOptions {
@@ -13,9 +15,10 @@ export interface EngineProxyOptions {
 
 /**
  * A real TCP proxy on loopback in front of the Docker engine's socket (a server reaches it as
- * `DOCKER_HOST=tcp://...`) that can hold back the engine's answers to container starts: the
- * start itself reaches the engine and runs, but the server waits for its answer until
- * {@link release} — long enough for a test to kill the sandbox, or the server, mid-start.
+ * `DOCKER_HOST=tcp://...`) that can hold back the engine's answers to container starts (or
+ * renames: a warm pool's claims): the call itself reaches the engine and runs, but the server
+ * waits for its answer until {@link release} — long enough for a test to kill the sandbox, or
+ * the server, mid-call.
  */
 export class EngineProxy {
   readonly #server: Server;
@@ -24,7 +27,8 @@ export class EngineProxy {
   readonly #held: (() => void)[] = [];
   /** Wake-ups of {@link untilHeld} callers, called at every held start. */
   readonly #waiters = new Set<() => void>();
-  #holding = false;
+  /** The request line whose answers are held back, while holding. */
+  #holding: RegExp | undefined;
 
   private constructor(socketPath: string) {
     this.#server = createServer((client) => {
@@ -41,7 +45,8 @@ export class EngineProxy {
       }
       client.on('data', (chunk: Buffer) => {
         // One request at a time per connection: the next answer is this start's.
-        if (this.#holding && held === undefined && CONTAINER_START.test(chunk.toString('latin1'))) {
+        const line = chunk.toString('latin1');
+        if (this.#holding && held === undefined && this.#holding.test(line)) {
           const buffered: Buffer[] = [];
           held = buffered;
           this.#held.push(() => {
@@ -81,10 +86,15 @@ export class EngineProxy {
 
   /** From now on, holds back the engine's answer to every container start. */
   holdStarts(): void {
-    this.#holding = true;
+    this.#holding = CONTAINER_START;
   }
 
-  /** Resolves once `count` container starts have been sent on and their answers held back. */
+  /** From now on, holds back the engine's answer to every container rename. */
+  holdRenames(): void {
+    this.#holding = CONTAINER_RENAME;
+  }
+
+  /** Resolves once `count` held calls have been sent on and their answers held back. */
   async untilHeld(count: number): Promise<void> {
     while (this.#held.length < count) {
       await new Promise<void>((resolve) => {
@@ -99,7 +109,7 @@ export class EngineProxy {
 
   /** Passes every held answer on, and stops holding. */
   release(): void {
-    this.#holding = false;
+    this.#holding = undefined;
     for (const flush of this.#held.splice(0)) flush();
   }
 

@@ -65,3 +65,14 @@ export function issueLocs(answer: Answer): unknown[] {
     ? answer.json.detail.map((issue: { loc: unknown }) => issue.loc)
     : [];
 }
+
+/** A `/start` body of `image` for `sessionId` that a warm pool of `image` serves (its defaults). */
+export function pooledStartBody(image: string, sessionId: string) {
+  return {
+    image,
+    session_id: sessionId,
+    working_dir: '/workspace',
+    environment: {},
+    resource_factor: 1,
+  };
+}

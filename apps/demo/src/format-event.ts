@@ -52,8 +52,16 @@ export function formatEvent(event: ConversationEventWire, options: FormatEventOp
         : [];
     case 'ConversationErrorEvent':
       return [`${paint('red', `! ${event.code}`)}  ${event.detail}`];
+    case 'UserRejectObservation':
+      return [`${paint('red', `✗ ${event.tool_name}`)}  rejected: ${event.rejection_reason}`];
     case 'PauseEvent':
       return [paint('gray', 'paused')];
+    case 'InterruptEvent':
+      return [paint('gray', 'interrupted')];
+    case 'CondensationRequest':
+      return [];
+    case 'Condensation':
+      return [paint('gray', `condensed: ${event.forgotten_event_ids.length} events forgotten`)];
   }
 }
 

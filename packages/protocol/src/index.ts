@@ -129,6 +129,35 @@ export {
   commandResultWireSchema,
 } from './models/command-result.js';
 export {
+  CONFIRMATION_POLICY_KINDS,
+  type ConfirmationPolicyInputWire,
+  type ConfirmationPolicyWire,
+  type ConfirmationResponseRequestWire,
+  confirmationPolicyWireSchema,
+  confirmationResponseRequestWireSchema,
+  DEFAULT_REJECTION_REASON,
+  MAX_REJECTION_REASON_CHARS,
+  SECURITY_RISKS,
+  type SecurityRisk,
+  type SetConfirmationPolicyRequestWire,
+  securityRiskSchema,
+  setConfirmationPolicyRequestWireSchema,
+  type UserRejectObservationWire,
+  userRejectObservationWireSchema,
+} from './models/confirmation-policy.js';
+export {
+  type CondensationEventWire,
+  type CondensationRequestEventWire,
+  condensationEventWireSchema,
+  condensationRequestEventWireSchema,
+  type ForkConversationRequestWire,
+  forkConversationRequestWireSchema,
+  type InterruptEventWire,
+  interruptEventWireSchema,
+  MAX_CONVERSATION_TITLE_LENGTH,
+  MAX_FORGOTTEN_EVENT_IDS,
+} from './models/conversation-control.js';
+export {
   AGENT_STUCK,
   type ConversationErrorEventWire,
   conversationErrorEventWireSchema,
@@ -158,10 +187,61 @@ export {
   updateConversationRequestWireSchema,
 } from './models/conversation-info.js';
 export {
+  type AskAgentRequestWire,
+  type AskAgentResponseWire,
+  askAgentRequestWireSchema,
+  askAgentResponseWireSchema,
+  MAX_ASK_AGENT_QUESTION_LENGTH,
+  type SwitchLlmRequestWire,
+  switchLlmRequestWireSchema,
+} from './models/conversation-llm-control.js';
+export {
+  type LookupSecretWire,
+  lookupSecretWireSchema,
+  MAX_CONVERSATION_SECRETS,
+  MAX_LOOKUP_SECRET_HEADER_NAME_CHARS,
+  MAX_LOOKUP_SECRET_HEADER_VALUE_CHARS,
+  MAX_LOOKUP_SECRET_HEADERS,
+  MAX_LOOKUP_SECRET_URL_CHARS,
+  MAX_SECRET_DESCRIPTION_CHARS,
+  MAX_SECRET_NAME_CHARS,
+  MAX_SECRET_VALUE_BYTES,
+  MIN_MASKED_SECRET_CHARS,
+  RESERVED_SECRET_NAME_PREFIXES,
+  RESERVED_SECRET_NAMES,
+  SECRET_MASK,
+  SECRET_NAME_PATTERN,
+  type SecretSourceWire,
+  type StaticSecretWire,
+  secretNameProblem,
+  secretSourceInputWireSchema,
+  secretsMapWireSchema,
+  staticSecretWireSchema,
+  type UpdateSecretsRequestWire,
+  updateSecretsRequestWireSchema,
+} from './models/conversation-secrets.js';
+export {
   CONVERSATION_STATE_KEYS,
   type ConversationStateUpdateEventWire,
   conversationStateUpdateEventWireSchema,
 } from './models/conversation-state-update-event.js';
+export {
+  type ConversationStatsSnapshotWire,
+  type ConversationStatsWire,
+  conversationStatsSnapshotWireSchema,
+  conversationStatsWireSchema,
+  costWireSchema,
+  MAX_STATS_RECORDS_PER_USAGE,
+  MAX_STATS_USAGE_IDS,
+  type MetricsSnapshotWire,
+  type MetricsWire,
+  metricsSnapshotWireSchema,
+  metricsWireSchema,
+  OVERFLOW_USAGE_ID,
+  responseLatencyWireSchema,
+  type TokenUsageWire,
+  tokenUsageWireSchema,
+} from './models/conversation-stats.js';
 export {
   type DirectoryArchiveSummaryWire,
   directoryArchiveSummaryWireSchema,
@@ -259,6 +339,15 @@ export {
   serverResourcesWireSchema,
 } from './models/runtime-plugin-status.js';
 export {
+  CUSTOM_SECURITY_ANALYZER_KIND,
+  PATTERN_SECURITY_ANALYZER_KIND,
+  type SecurityAnalyzerWire,
+  type SetSecurityAnalyzerRequestWire,
+  securityAnalyzerWireSchema,
+  setSecurityAnalyzerRequestWireSchema,
+  UNSUPPORTED_SECURITY_ANALYZER_KINDS,
+} from './models/security-analyzer.js';
+export {
   MAX_MESSAGE_CONTENT_PARTS,
   type SendMessageRequestWire,
   sendMessageRequestWireSchema,
@@ -289,6 +378,10 @@ export {
   type StartConversationRequestWire,
   startConversationRequestWireSchema,
 } from './models/start-conversation-request.js';
+export {
+  type StreamingDeltaEventWire,
+  streamingDeltaEventWireSchema,
+} from './models/streaming-delta-event.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
 export { type TextContentWire, textContentWireSchema } from './models/text-content.js';
 export { TOOL_NAMES, type ToolName } from './models/tool-names.js';

@@ -1,3 +1,4 @@
+export type { ActionReview, ActionReviewer } from './agent/action-review.js';
 export {
   Agent,
   type AgentFromConfigOptions,
@@ -8,15 +9,53 @@ export {
   MAX_ITERATIONS_LIMIT,
 } from './agent/agent.js';
 export { type AgentConfig, agentConfigSchema } from './agent/agent-config.js';
+export {
+  ASK_AGENT_USAGE_ID,
+  type AskAgentRequest,
+  askAgent,
+  askAgentPrompt,
+  checkAskAgentQuestion,
+} from './agent/ask-agent.js';
 export { DEFAULT_SYSTEM_PROMPT } from './agent/default-system-prompt.js';
 export { toolKindName, toolSpecName } from './agent/tool-kind-name.js';
+export {
+  applyCondensation,
+  CONDENSER_KINDS,
+  type CondensedView,
+  type CondenseRequest,
+  type Condenser,
+  type CondenserConfig,
+  condensedView,
+  condenserConfigSchema,
+  condenserFromConfig,
+  DEFAULT_CONDENSER_KEEP_FIRST,
+  DEFAULT_CONDENSER_MAX_SIZE,
+  LLMSummarizingCondenser,
+  type LLMSummarizingCondenserOptions,
+  MAX_CONDENSER_MAX_SIZE,
+  MAX_SUMMARIZED_EVENT_CHARS,
+  NoOpCondenser,
+  RollingWindowCondenser,
+  type WindowCondenserOptions,
+} from './condenser/index.js';
 export { agentFinalResponse } from './conversation/agent-final-response.js';
 export type {
   BaseConversation,
   ConversationRunOptions,
   ConversationState,
 } from './conversation/base-conversation.js';
+export {
+  ConfirmationControl,
+  type ConfirmationResponse,
+  type ConfirmationSettings,
+  heldActions,
+  persistedConfirmationSettings,
+} from './conversation/confirmation-control.js';
 export { Conversation, type ConversationOptions } from './conversation/conversation.js';
+export type {
+  CondenseOptions,
+  ForkLocalConversationOptions,
+} from './conversation/conversation-control.js';
 export {
   type ConversationEventListener,
   ConversationEvents,
@@ -32,6 +71,10 @@ export {
   DEFAULT_MAX_MEMORY_BYTES,
   MIN_MAX_EVENT_BYTES,
 } from './conversation/conversation-history-limits.js';
+export type {
+  AskAgentOptions,
+  StreamingDeltaListener,
+} from './conversation/conversation-llm-control.js';
 export type { UnavailableTool } from './conversation/conversation-tools.js';
 export { REMOTE_EVENT_PAGE_LIMIT } from './conversation/fetch-conversation-events.js';
 export { EVENT_TOO_LARGE } from './conversation/fit-event.js';
@@ -55,7 +98,16 @@ export {
   EVENTS_SOCKET_RECONNECT_INITIAL_MS,
   EVENTS_SOCKET_RECONNECT_MAX_MS,
 } from './conversation/remote-events-socket.js';
-export { DEFAULT_STUCK_THRESHOLD, MAX_STUCK_THRESHOLD } from './conversation/stuck-detector.js';
+export {
+  DEFAULT_STUCK_THRESHOLD,
+  detectStuck,
+  MAX_STUCK_THRESHOLD,
+  type StuckPattern,
+} from './conversation/stuck-detector.js';
+export {
+  ALTERNATING_PATTERN_THRESHOLD,
+  MONOLOGUE_THRESHOLD,
+} from './conversation/stuck-patterns.js';
 export type {
   Completion,
   CompletionRequest,
@@ -81,6 +133,7 @@ export type {
   LLMRetryEvent,
   LLMToConfigOptions,
 } from './llm/llm-options.js';
+export { languageModelFromConfig } from './llm/model-from-config.js';
 export {
   SCRIPTED_MODEL,
   ScriptedLLM,
@@ -88,8 +141,64 @@ export {
   type ScriptedLLMOptions,
   type ScriptedStep,
   type ScriptedToolCall,
+  type ScriptedUsage,
   scriptedLLMConfigSchema,
 } from './llm/scripted-llm.js';
+export type { StreamDelta, StreamDeltaListener } from './llm/stream-completion.js';
+export {
+  MAX_SCRIPTED_STREAM_CHUNK_CHARS,
+  MAX_SCRIPTED_STREAM_DELAY_MS,
+} from './llm/stream-scripted.js';
+export {
+  type CommandSecretEnv,
+  type CommandSecrets,
+  ConversationSecrets,
+  type ConversationSecretsOptions,
+  type SecretFailure,
+} from './secrets/conversation-secrets.js';
+export {
+  type FetchLookupSecretOptions,
+  fetchLookupSecret,
+  LOOKUP_SECRET_TIMEOUT_MS,
+} from './secrets/fetch-lookup-secret.js';
+export { MAX_MASKED_VALUES, SecretMasker } from './secrets/secret-masker.js';
+export type {
+  LookupSecret,
+  SecretInput,
+  SecretSource,
+  SecretsUpdate,
+  StaticSecret,
+} from './secrets/secret-source.js';
+export { SecretStreamMasker } from './secrets/secret-stream-masker.js';
+export {
+  type ConfirmationPolicy,
+  type ConfirmationPolicyInput,
+  NEVER_CONFIRM,
+  parseConfirmationPolicy,
+  shouldConfirm,
+} from './security/confirmation-policy.js';
+export {
+  type ActionFacts,
+  PATTERN_RULES,
+  type PatternRuleId,
+  type RuleFinding,
+  type RuleRisk,
+} from './security/pattern-rule-table.js';
+export { applyPatternRules } from './security/pattern-rules.js';
+export {
+  MAX_ANALYZED_CHARS,
+  type PatternAnalysis,
+  PatternSecurityAnalyzer,
+} from './security/pattern-security-analyzer.js';
+export {
+  resolveSecurityAnalyzer,
+  type SecurityAnalysisContext,
+  type SecurityAnalyzer,
+  type SecurityAnalyzerFunction,
+  type SecurityAnalyzerOption,
+} from './security/security-analyzer.js';
+export { highestRisk, isAtLeastAsRisky } from './security/security-risk.js';
+export { ConversationStats, type ModelResponseRecord } from './stats/conversation-stats.js';
 export {
   axTreeText,
   browserObservationText,

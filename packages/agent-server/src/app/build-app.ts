@@ -15,8 +15,12 @@ import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import { registerActionRoutes } from '../routes/action-routes.js';
 import { registerArchiveRoutes } from '../routes/archive-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
+import { registerConversationConfirmationRoutes } from '../routes/conversation-confirmation-routes.js';
+import { registerConversationControlRoutes } from '../routes/conversation-control-routes.js';
 import { registerConversationEventRoutes } from '../routes/conversation-event-routes.js';
+import { registerConversationLLMRoutes } from '../routes/conversation-llm-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
+import { registerConversationSecretRoutes } from '../routes/conversation-secret-routes.js';
 import { registerFileBrowserRoutes } from '../routes/file-browser-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
@@ -159,6 +163,10 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
       registerGitRoutes(api, context);
       registerConversationRoutes(api, context);
       registerConversationEventRoutes(api, context);
+      registerConversationControlRoutes(api, context);
+      registerConversationConfirmationRoutes(api, context);
+      registerConversationSecretRoutes(api, context);
+      registerConversationLLMRoutes(api, context);
       registerActionRoutes(api, context);
       registerPluginRoutes(api, context);
       if (options.extensions) {

@@ -7,6 +7,7 @@ import {
   WORKSPACE_ERROR_WIRE,
 } from '@agent-workspace/protocol';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { withoutSecretValues } from '../conversations/conversation-secrets-of.js';
 import { HttpError } from './http-error.js';
 import { jsonInvalid } from './parse-json-body.js';
 import { RequestValidationError } from './request-validation-error.js';
@@ -43,7 +44,11 @@ export function errorHandler(
     return reply
       .status(422)
       .send(
-        validationErrorBody(error.zodError, location as 'body' | 'query' | 'path', error.input),
+        validationErrorBody(
+          error.zodError,
+          location as 'body' | 'query' | 'path',
+          withoutSecretValues(error.input),
+        ),
       );
   }
   const fastifyError = error as FastifyError;

@@ -35,7 +35,10 @@ export function redactedAgent(agent: Agent): Record<string, unknown> {
   return redactedAgentConfig(config);
 }
 
-/** A copy of an agent's JSON without `llm.api_key`; `{}` for what is not an object. */
+/**
+ * A copy of an agent's JSON without `llm.api_key` (nor `condenser.llm.api_key`); `{}` for what is
+ * not an object.
+ */
 export function redactedAgentConfig(config: unknown): Record<string, unknown> {
   if (typeof config !== 'object' || config === null) return {};
   let copy: Record<string, unknown>;
@@ -46,5 +49,8 @@ export function redactedAgentConfig(config: unknown): Record<string, unknown> {
   }
   const llm = copy.llm as Record<string, unknown> | undefined;
   if (typeof llm === 'object' && llm !== null) delete llm.api_key;
+  // An LLMSummarizingCondenser's own model.
+  const condenserLlm = (copy.condenser as { llm?: Record<string, unknown> } | undefined)?.llm;
+  if (typeof condenserLlm === 'object' && condenserLlm !== null) delete condenserLlm.api_key;
   return copy;
 }

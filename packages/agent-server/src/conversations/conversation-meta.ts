@@ -13,6 +13,10 @@ export interface ConversationMeta {
   max_iterations: number;
   stuck_detection: boolean;
   created_at: string;
+  /** The conversation this one was forked from (absent: not a fork). */
+  forked_from_conversation_id?: string | null | undefined;
+  /** The last event the fork copied, when the fork named one. */
+  forked_from_event_id?: string | null | undefined;
 }
 
 /** Writes `meta.json` of the conversation in `dir` atomically and durably, private to the server. */

@@ -1,6 +1,10 @@
 import type { Workspace } from '@agent-workspace/core';
-import type { ConversationEventWire, ConversationExecutionStatus } from '@agent-workspace/protocol';
-import type { LocalConversation } from '@agent-workspace/sdk';
+import type {
+  ConversationEventWire,
+  ConversationExecutionStatus,
+  StreamingDeltaEventWire,
+} from '@agent-workspace/protocol';
+import type { ConversationSecrets, LocalConversation } from '@agent-workspace/sdk';
 import type { ConversationMeta } from './conversation-meta.js';
 import type { EventPageCursors } from './search-conversation-events.js';
 
@@ -21,6 +25,11 @@ export interface ConversationRecord {
   lastUsed: number;
   /** Deleted: new requests no longer find it. */
   deleted: boolean;
+  /**
+   * Its secrets, in memory only: they outlive unloading (the conversation is reopened with them)
+   * but not the server (`conversation-secrets-of.ts`).
+   */
+  secrets: ConversationSecrets | undefined;
 }
 
 /** A loaded conversation. */
@@ -34,12 +43,16 @@ export interface HeldConversation {
   readonly cursors: EventPageCursors;
 }
 
-/** Told each event of a conversation, and a `full_state` snapshot after each run. */
-export type ConversationWatcher = (event: ConversationEventWire) => void;
+/**
+ * Told each event of a conversation, each streamed delta (transient) and a `full_state`
+ * snapshot after each run.
+ */
+export type ConversationWatcher = (event: ConversationEventWire | StreamingDeltaEventWire) => void;
 
 /** A record of a conversation that is neither loaded nor used yet. */
 export function conversationRecord(
-  fields: Pick<ConversationRecord, 'meta' | 'dir' | 'status' | 'updatedAt' | 'lastUsed'>,
+  fields: Pick<ConversationRecord, 'meta' | 'dir' | 'status' | 'updatedAt' | 'lastUsed'> &
+    Partial<Pick<ConversationRecord, 'secrets'>>,
 ): ConversationRecord {
-  return { ...fields, loaded: undefined, leases: 0, deleted: false };
+  return { secrets: undefined, ...fields, loaded: undefined, leases: 0, deleted: false };
 }

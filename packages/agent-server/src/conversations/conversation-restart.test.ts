@@ -100,7 +100,7 @@ describe('a server restarted on a state dir with a long conversation', () => {
         .filter(Boolean)
         .map((line) => (JSON.parse(line) as { id: string }).id);
       expect(events.map((event) => event.id)).toEqual(written);
-      expect(written.length).toBe(OBSERVATIONS + 7); // and the run's own seven
+      expect(written.length).toBe(OBSERVATIONS + 9); // and the run's own nine (two are stats updates)
       expect(pages.length).toBeGreaterThan(10);
       peak = Math.max(peak, rssOf(pid));
       expect(peak - baseline).toBeLessThan(MAX_GROWTH_BYTES);

@@ -1,35 +1,36 @@
 import { rm } from 'node:fs/promises';
 import {
+  type ForkConversationRequestWire,
   formatWireTimestamp,
   type SendMessageRequestWire,
   type StartConversationRequestWire,
 } from '@agent-workspace/protocol';
+import type { ConversationSecrets } from '@agent-workspace/sdk';
 import { HttpError } from '../app/http-error.js';
-import { listPersistedConversations } from './conversation-directories.js';
-import { fullState, messageText } from './conversation-info.js';
-import { writeMeta } from './conversation-meta.js';
-import {
-  type ConversationRecord,
-  type ConversationWatcher,
-  conversationRecord,
-  type HeldConversation,
+import { ConversationActivity } from './conversation-activity.js';
+import { messageText } from './conversation-info.js';
+import { type ConversationMeta, writeMeta } from './conversation-meta.js';
+import type {
+  ConversationRecord,
+  ConversationWatcher,
+  HeldConversation,
 } from './conversation-record.js';
+import { ConversationRecords } from './conversation-records.js';
+import { newConversationSecrets } from './conversation-secrets-of.js';
 import {
   type ConversationServiceOptions,
   resolveConversationHistory,
 } from './conversation-service-options.js';
-import { ConversationWatchers } from './conversation-watchers.js';
+import { forkConversation } from './fork-conversation.js';
 import { KeyedLock } from './keyed-lock.js';
 import { LoadedConversations } from './loaded-conversations.js';
 import {
   type ConversationOpening,
   loadConversation,
+  type OpenedConversation,
   resolveWorkingDir,
   startConversation,
 } from './open-conversation.js';
-
-/** Most conversations one server holds; more are refused with 429. */
-export const MAX_CONVERSATIONS = 1000;
 
 /**
  * The server's conversations: `LocalConversation`s over workspaces from the `workspace` option,
@@ -47,14 +48,12 @@ export const MAX_CONVERSATIONS = 1000;
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
   readonly #opening: ConversationOpening;
-  readonly #records = new Map<string, ConversationRecord>();
-  readonly #watchers = new ConversationWatchers();
+  readonly #records = new ConversationRecords();
   readonly #loaded: LoadedConversations;
+  readonly #activity: ConversationActivity;
   readonly #idleWaiters = new Map<ConversationRecord, () => void>();
   readonly #lock = new KeyedLock();
   #listed: Promise<void> | undefined;
-  #creating = 0;
-  #uses = 0;
   #closed = false;
 
   /**
@@ -69,19 +68,23 @@ export class ConversationService {
       lock: this.#lock,
       log: options.log,
       records: () => this.list(),
-      isWatched: (id) => this.#watchers.count(id) > 0,
+      isWatched: (id) => this.#activity.watcherCount(id) > 0,
+    });
+    this.#activity = new ConversationActivity({
+      log: options.log,
+      settled: () => this.#loaded.unloadIdle(),
     });
   }
 
   /** Lists the persisted conversations once (metadata only); every method awaits it. */
   ready(): Promise<void> {
-    this.#listed ??= this.#list();
+    this.#listed ??= this.#records.addPersisted(this.#options);
     return this.#listed;
   }
 
   /** Every conversation, in no particular order. */
   list(): ConversationRecord[] {
-    return [...this.#records.values()];
+    return this.#records.list();
   }
 
   /** The conversation `id`, or `undefined`. */
@@ -108,17 +111,11 @@ export class ConversationService {
       const existing = this.#records.get(id);
       if (existing !== undefined) return { record: existing, created: false };
       this.#assertOpen();
-      if (this.#records.size + this.#creating >= MAX_CONVERSATIONS) {
-        throw new HttpError(429, `Too many conversations (at most ${MAX_CONVERSATIONS})`);
-      }
-      this.#creating += 1;
-      try {
+      return this.#records.creating(async () => {
         const held = await this.#start(id, request);
         if (request.initial_message) await this.sendMessage(held, request.initial_message);
         return { record: held.record, created: true };
-      } finally {
-        this.#creating -= 1;
-      }
+      });
     });
   }
 
@@ -157,7 +154,7 @@ export class ConversationService {
       });
       if (held === undefined) return undefined;
     }
-    record.lastUsed = ++this.#uses;
+    this.#records.touch(record);
     return held;
   }
 
@@ -180,42 +177,52 @@ export class ConversationService {
    * @throws HttpError 409 while a run is going on.
    */
   startRun(held: HeldConversation): void {
-    if (held.run !== undefined) {
-      throw new HttpError(409, 'Conversation already running. Wait for completion or pause first.');
-    }
-    held.run = held.conversation
-      .run()
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          this.#options.log.error(
-            { err: error, conversationId: held.record.meta.id },
-            'run failed',
-          );
-        },
-      )
-      .finally(() => {
-        held.run = undefined;
-        if (this.#closed) return;
-        this.#watchers.notify(held.record.meta.id, fullState(held));
-        this.#loaded.unloadIdle();
-      });
+    this.#activity.startRun(held);
   }
 
   /**
-   * Pauses the run, if any, and waits until it has stopped; `false` when there is no such
-   * conversation. One that is not loaded has no run.
+   * Asks the run, if any, to pause after its step in flight (OpenHands' pause) and returns at
+   * once; `false` when there is no such conversation. One that is not loaded has no run.
    */
   async pause(id: string): Promise<boolean> {
     await this.ready();
     const record = this.#records.get(id);
     if (record === undefined || record.deleted) return false;
-    const held = record.loaded;
-    if (held !== undefined) {
-      await held.conversation.pause();
-      await held.run;
-    }
+    this.#activity.pause(record.loaded);
     return true;
+  }
+
+  /**
+   * Interrupts the run, if any (the call in flight is cancelled), and waits until it has
+   * stopped; `false` when there is no such conversation.
+   */
+  async interrupt(id: string): Promise<boolean> {
+    await this.ready();
+    const record = this.#records.get(id);
+    if (record === undefined || record.deleted) return false;
+    await this.#activity.interrupt(record.loaded);
+    return true;
+  }
+
+  /**
+   * Forks conversation `id` into a new one (see `forkConversation`), loaded.
+   * @throws HttpError 404 (no source, unknown event), 409 (the fork's id is taken), 429 (full).
+   */
+  async fork(id: string, request: ForkConversationRequestWire): Promise<ConversationRecord> {
+    await this.ready();
+    const forkId = request.id ?? crypto.randomUUID();
+    const taken = (): HttpError =>
+      new HttpError(409, `Conversation with id ${forkId} already exists`);
+    if (this.#records.has(forkId)) throw taken();
+    return this.use(id, (source) =>
+      this.#lock.run(forkId, async () => {
+        if (this.#records.has(forkId)) throw taken();
+        this.#assertOpen();
+        this.#records.assertRoom();
+        return this.#admit(await forkConversation(this.#opening, { source, forkId, request }))
+          .record;
+      }),
+    );
   }
 
   /** Changes the title and tags; `false` when there is no such conversation. */
@@ -258,27 +265,23 @@ export class ConversationService {
   }
 
   /**
-   * Follows the conversation's new events and post-run snapshots; returns the unsubscribe. A
-   * watched conversation stays loaded.
+   * Follows the conversation's new events, its streamed deltas (`StreamingDeltaEvent`, not
+   * recorded) and post-run snapshots; returns the unsubscribe. A watched conversation stays
+   * loaded.
    */
   watch(held: HeldConversation, watcher: ConversationWatcher): () => void {
-    const remove = this.#watchers.add(held.record.meta.id, watcher);
-    const unsubscribe = held.conversation.events.subscribe(watcher);
-    return () => {
-      unsubscribe();
-      remove();
-      this.#loaded.unloadIdle();
-    };
+    return this.#activity.watch(held, watcher);
   }
 
   /** Number of watchers of a conversation. */
   watcherCount(id: string): number {
-    return this.#watchers.count(id);
+    return this.#activity.watcherCount(id);
   }
 
   /** Pauses every run, closes every loaded conversation and its workspace (state stays on disk). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#activity.close();
     this.#loaded.close();
     await this.#listed?.catch(() => undefined);
     await Promise.all(
@@ -290,21 +293,23 @@ export class ConversationService {
   /** Makes a new conversation (see `startConversation`). */
   async #start(id: string, request: StartConversationRequestWire): Promise<HeldConversation> {
     const workingDir = resolveWorkingDir(this.#options.paths, request.workspace.working_dir);
+    const secrets = await newConversationSecrets();
     const started = await startConversation(this.#opening, {
       id,
       request,
       workingDir,
       assertStillWanted: () => this.#assertOpen(),
+      secrets,
     });
-    const record = conversationRecord({
-      meta: started.meta,
-      dir: started.dir,
-      status: 'idle',
-      updatedAt: started.meta.created_at,
-      lastUsed: ++this.#uses,
-    });
-    this.#records.set(id, record);
-    const held = this.#loaded.hold(record, started);
+    return this.#admit(started, secrets);
+  }
+
+  /** Holds a conversation just made (started or forked), loaded (see `ConversationRecords.add`). */
+  #admit(
+    made: OpenedConversation & { meta: ConversationMeta; dir: string | undefined },
+    secrets?: ConversationSecrets,
+  ): HeldConversation {
+    const held = this.#loaded.hold(this.#records.add(made, secrets), made);
     this.#loaded.unloadIdle();
     return held;
   }
@@ -312,13 +317,5 @@ export class ConversationService {
   /** @throws HttpError 503 once the service is closing. */
   #assertOpen(): void {
     if (this.#closed) throw new HttpError(503, 'The server is shutting down');
-  }
-
-  /** Lists the persisted conversations from their metadata alone. */
-  async #list(): Promise<void> {
-    const { stateDir, log } = this.#options;
-    for (const record of await listPersistedConversations({ stateDir, log })) {
-      this.#records.set(record.meta.id, record);
-    }
   }
 }

@@ -2,12 +2,13 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Workspace } from '@agent-workspace/core';
 import { openDirectory, type PathWalker } from '@agent-workspace/core/internal';
 import { formatWireTimestamp, type StartConversationRequestWire } from '@agent-workspace/protocol';
-import type { LocalConversation } from '@agent-workspace/sdk';
+import type { ConversationSecrets, LocalConversation } from '@agent-workspace/sdk';
 import { pathHttpError } from '../files/path-http-error.js';
 import { agentFromWire } from './agent-from-wire.js';
 import { conversationDir, persistenceDirOf } from './conversation-directories.js';
 import { type ConversationMeta, writeMeta } from './conversation-meta.js';
 import type { ConversationRecord } from './conversation-record.js';
+import { parseSecretsBody, secretsOf } from './conversation-secrets-of.js';
 import type {
   ConversationServiceOptions,
   resolveConversationHistory,
@@ -38,10 +39,16 @@ export async function startConversation(
     request: StartConversationRequestWire;
     workingDir: string;
     assertStillWanted: () => void;
+    /** The new conversation's secrets; the request's `secrets` are added first (422 if bad). */
+    secrets: ConversationSecrets;
   },
 ): Promise<OpenedConversation & { meta: ConversationMeta; dir: string | undefined }> {
   const { id, request, workingDir } = start;
   const { options, history } = opening;
+  const given = (request as { secrets?: unknown }).secrets;
+  if (given !== undefined && given !== null) {
+    start.secrets.update(parseSecretsBody(given, ['secrets']));
+  }
   const agent = await agentFromWire(request.agent, request.max_iterations);
   const meta: ConversationMeta = {
     id,
@@ -70,6 +77,9 @@ export async function startConversation(
       stuckDetection: request.stuck_detection,
       actions: options.actions(),
       history,
+      secrets: start.secrets,
+      confirmationPolicy: request.confirmation_policy,
+      securityAnalyzer: request.security_analyzer ?? null,
     });
     if (dir !== undefined) await writeMeta(dir, meta);
     start.assertStillWanted();
@@ -108,6 +118,7 @@ export async function loadConversation(
       stuckDetection: meta.stuck_detection,
       actions: options.actions(),
       history,
+      secrets: await secretsOf(record),
     });
     return { conversation, workspace };
   } catch (error) {

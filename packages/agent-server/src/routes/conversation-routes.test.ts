@@ -6,10 +6,15 @@ import {
   conversationPath,
   SOCKET_CLOSE_CODES,
 } from '@agent-workspace/protocol';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  jsonApi as api,
+  useTestServer,
+  waitForStatus,
+} from '../conversations/test-support/conversation-api.js';
 import { createAgentServer } from '../create-agent-server.js';
 import { TestSocketClient } from '../test-support/test-socket-client.js';
-import { startTestServer, type TestServer } from '../testing/start-test-server.js';
+import { startTestServer } from '../testing/start-test-server.js';
 
 const R = AGENT_SERVER_ROUTES;
 
@@ -29,40 +34,8 @@ function scriptedAgent(command = 'echo hello', apiKey?: string): Record<string, 
   };
 }
 
-async function api(
-  base: string,
-  method: string,
-  route: string,
-  body?: unknown,
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
-): Promise<{ status: number; json: any }> {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined };
-}
-
-async function waitForStatus(base: string, id: string, status: string): Promise<void> {
-  await vi.waitFor(
-    async () => {
-      const { json } = await api(base, 'GET', conversationPath(R.conversation, id));
-      expect(json.execution_status).toBe(status);
-    },
-    { timeout: 10_000, interval: 50 },
-  );
-}
-
 describe('conversation routes', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer();
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const t = useTestServer();
 
   const create = (body: Record<string, unknown>) => api(t.url, 'POST', R.conversations, body);
 
@@ -191,7 +164,7 @@ describe('conversation routes', () => {
     expect(JSON.stringify(created.json)).not.toContain('sk-secret-key');
   });
 
-  it('answers 409 to a second run, and pause stops the first', async () => {
+  it('answers 409 to a second run, and interrupt stops the first', async () => {
     const created = await create({
       workspace: { kind: 'LocalWorkspace', working_dir: t.dir },
       agent: scriptedAgent('sleep 30'),
@@ -207,7 +180,7 @@ describe('conversation routes', () => {
       status: 409,
       json: { detail: 'Conversation already running. Wait for completion or pause first.' },
     });
-    expect((await api(t.url, 'POST', conversationPath(R.pauseConversation, id))).json).toEqual({
+    expect((await api(t.url, 'POST', conversationPath(R.interruptConversation, id))).json).toEqual({
       success: true,
     });
     await waitForStatus(t.url, id, 'paused');

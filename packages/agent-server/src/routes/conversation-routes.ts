@@ -42,7 +42,8 @@ const batchQuery = z.object({
 
 /**
  * The conversation routes under `AGENT_SERVER_ROUTES.conversations` (OpenHands-compatible):
- * start, read, search, count, update, delete, run, pause and interrupt; the events of a
+ * start, read, search, count, update, delete, run and pause (interrupt, condense and fork:
+ * `registerConversationControlRoutes`); the events of a
  * conversation have their own routes (`registerConversationEventRoutes`). See the README
  * "Conversations".
  */
@@ -81,7 +82,7 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
       return Promise.all(
         request.query.ids.map((id) => {
           const record = service.get(id);
-          return record ? describeConversation(record) : null;
+          return record ? describeConversation(record, { statsRecords: false }) : null;
         }),
       );
     },
@@ -113,7 +114,9 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
         });
       const { items, next_page_id } = page(records, pageId, limit, (record) => record.meta.id);
       return {
-        items: await Promise.all(items.map((record) => describeConversation(record))),
+        items: await Promise.all(
+          items.map((record) => describeConversation(record, { statsRecords: false })),
+        ),
         next_page_id,
       };
     },
@@ -198,28 +201,23 @@ export function registerConversationRoutes(app: FastifyInstance, context: Server
     },
   );
 
-  for (const route of [
+  typed.post(
     AGENT_SERVER_ROUTES.pauseConversation,
-    AGENT_SERVER_ROUTES.interruptConversation,
-  ]) {
-    typed.post(
-      route,
-      {
-        schema: {
-          summary: 'Stop the run: the call in flight is cancelled and the status becomes paused',
-          params: idParams,
-          response: { 200: successSchema },
-        },
+    {
+      schema: {
+        summary: 'Pause the run after the step in flight (interrupt stops at once)',
+        params: idParams,
+        response: { 200: successSchema },
       },
-      async (request) => {
-        context.touch();
-        if (!(await service.pause(request.params.conversation_id))) {
-          throw new HttpError(400, 'Conversation not found');
-        }
-        return SUCCESS;
-      },
-    );
-  }
+    },
+    async (request) => {
+      context.touch();
+      if (!(await service.pause(request.params.conversation_id))) {
+        throw new HttpError(400, 'Conversation not found');
+      }
+      return SUCCESS;
+    },
+  );
 }
 
 /** One page of `items` starting at the item whose key is `pageId` (or the first). */

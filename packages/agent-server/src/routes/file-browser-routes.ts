@@ -168,7 +168,11 @@ export function registerFileBrowserRoutes(scope: FastifyInstance, context: Serve
         stream = streamTrajectoryZip({
           dir,
           rootName: hex,
-          knownSecrets: context.options.sessionApiKeys,
+          // Conversation secrets are masked as events are recorded; this catches older text.
+          knownSecrets: [
+            ...context.options.sessionApiKeys,
+            ...(service.get(id)?.secrets?.masker.forms() ?? []),
+          ],
           signal: context.shutdownSignal,
         });
       } catch (error) {

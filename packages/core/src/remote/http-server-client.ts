@@ -42,7 +42,7 @@ export interface HttpServerClientOptions {
 
 /** One HTTP call. */
 export interface HttpServerRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path below the base URL, starting with `/`. */
   path: string;
   query?: Record<string, string> | URLSearchParams | undefined;

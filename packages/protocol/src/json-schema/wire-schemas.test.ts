@@ -12,6 +12,7 @@ const MODEL_PARTS = new Set([
   'gitChangeStatusSchema',
   'initStateSchema',
   'runtimePluginStateSchema',
+  'securityRiskSchema',
 ]);
 
 const modelsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');

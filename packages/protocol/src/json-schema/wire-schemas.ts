@@ -22,6 +22,18 @@ import { bashEventSearchQueryWireSchema } from '../models/bash-event-search-quer
 import { bashEventsClearedWireSchema } from '../models/bash-events-cleared.js';
 import { bashOutputWireSchema } from '../models/bash-output.js';
 import { commandResultWireSchema } from '../models/command-result.js';
+import {
+  confirmationPolicyWireSchema,
+  confirmationResponseRequestWireSchema,
+  setConfirmationPolicyRequestWireSchema,
+  userRejectObservationWireSchema,
+} from '../models/confirmation-policy.js';
+import {
+  condensationEventWireSchema,
+  condensationRequestEventWireSchema,
+  forkConversationRequestWireSchema,
+  interruptEventWireSchema,
+} from '../models/conversation-control.js';
 import { conversationErrorEventWireSchema } from '../models/conversation-error-event.js';
 import { conversationEventWireSchema } from '../models/conversation-event.js';
 import { conversationEventPageWireSchema } from '../models/conversation-event-page.js';
@@ -31,7 +43,28 @@ import {
   conversationPageWireSchema,
   updateConversationRequestWireSchema,
 } from '../models/conversation-info.js';
+import {
+  askAgentRequestWireSchema,
+  askAgentResponseWireSchema,
+  switchLlmRequestWireSchema,
+} from '../models/conversation-llm-control.js';
+import {
+  lookupSecretWireSchema,
+  secretSourceInputWireSchema,
+  secretsMapWireSchema,
+  staticSecretWireSchema,
+  updateSecretsRequestWireSchema,
+} from '../models/conversation-secrets.js';
 import { conversationStateUpdateEventWireSchema } from '../models/conversation-state-update-event.js';
+import {
+  conversationStatsSnapshotWireSchema,
+  conversationStatsWireSchema,
+  costWireSchema,
+  metricsSnapshotWireSchema,
+  metricsWireSchema,
+  responseLatencyWireSchema,
+  tokenUsageWireSchema,
+} from '../models/conversation-stats.js';
 import { directoryArchiveSummaryWireSchema } from '../models/directory-archive-summary.js';
 import { errorEnvelopeSchema } from '../models/error-envelope.js';
 import {
@@ -65,6 +98,10 @@ import {
   runtimePluginStatusWireSchema,
   serverResourcesWireSchema,
 } from '../models/runtime-plugin-status.js';
+import {
+  securityAnalyzerWireSchema,
+  setSecurityAnalyzerRequestWireSchema,
+} from '../models/security-analyzer.js';
 import { sendMessageRequestWireSchema } from '../models/send-message-request.js';
 import { serverInfoWireSchema } from '../models/server-info.js';
 import { initRequestWireSchema, initStatusWireSchema } from '../models/server-init.js';
@@ -72,6 +109,7 @@ import {
   conversationWorkspaceWireSchema,
   startConversationRequestWireSchema,
 } from '../models/start-conversation-request.js';
+import { streamingDeltaEventWireSchema } from '../models/streaming-delta-event.js';
 import { successSchema } from '../models/success.js';
 import { textContentWireSchema } from '../models/text-content.js';
 import { trustBoundaryWireSchema } from '../models/trust-boundary.js';
@@ -142,10 +180,36 @@ export const wireSchemas = {
   ConversationErrorEvent: { schema: conversationErrorEventWireSchema, io: 'output' },
   ConversationStateUpdateEvent: { schema: conversationStateUpdateEventWireSchema, io: 'output' },
   PauseEvent: { schema: pauseEventWireSchema, io: 'output' },
+  UserRejectObservation: { schema: userRejectObservationWireSchema, io: 'output' },
+  ConfirmationPolicy: { schema: confirmationPolicyWireSchema, io: 'input' },
+  SetConfirmationPolicyRequest: { schema: setConfirmationPolicyRequestWireSchema, io: 'input' },
+  ConfirmationResponseRequest: { schema: confirmationResponseRequestWireSchema, io: 'input' },
+  SecurityAnalyzer: { schema: securityAnalyzerWireSchema, io: 'input' },
+  SetSecurityAnalyzerRequest: { schema: setSecurityAnalyzerRequestWireSchema, io: 'input' },
+  StreamingDeltaEvent: { schema: streamingDeltaEventWireSchema, io: 'output' },
+  ConversationStats: { schema: conversationStatsWireSchema, io: 'output' },
+  ConversationStatsSnapshot: { schema: conversationStatsSnapshotWireSchema, io: 'output' },
+  Metrics: { schema: metricsWireSchema, io: 'output' },
+  MetricsSnapshot: { schema: metricsSnapshotWireSchema, io: 'output' },
+  TokenUsage: { schema: tokenUsageWireSchema, io: 'output' },
+  Cost: { schema: costWireSchema, io: 'output' },
+  ResponseLatency: { schema: responseLatencyWireSchema, io: 'output' },
+  AskAgentRequest: { schema: askAgentRequestWireSchema, io: 'input' },
+  AskAgentResponse: { schema: askAgentResponseWireSchema, io: 'output' },
+  SwitchLlmRequest: { schema: switchLlmRequestWireSchema, io: 'input' },
+  InterruptEvent: { schema: interruptEventWireSchema, io: 'output' },
+  Condensation: { schema: condensationEventWireSchema, io: 'output' },
+  CondensationRequest: { schema: condensationRequestEventWireSchema, io: 'output' },
+  ForkConversationRequest: { schema: forkConversationRequestWireSchema, io: 'input' },
   ConversationEvent: { schema: conversationEventWireSchema, io: 'output' },
   StartConversationRequest: { schema: startConversationRequestWireSchema, io: 'input' },
   SendMessageRequest: { schema: sendMessageRequestWireSchema, io: 'input' },
   UpdateConversationRequest: { schema: updateConversationRequestWireSchema, io: 'input' },
+  StaticSecret: { schema: staticSecretWireSchema, io: 'input' },
+  LookupSecret: { schema: lookupSecretWireSchema, io: 'input' },
+  SecretSourceInput: { schema: secretSourceInputWireSchema, io: 'input' },
+  SecretsMap: { schema: secretsMapWireSchema, io: 'input' },
+  UpdateSecretsRequest: { schema: updateSecretsRequestWireSchema, io: 'input' },
   ConversationWorkspace: { schema: conversationWorkspaceWireSchema, io: 'output' },
   ConversationInfo: { schema: conversationInfoWireSchema, io: 'output' },
   ConversationPage: { schema: conversationPageWireSchema, io: 'output' },

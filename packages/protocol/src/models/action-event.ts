@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { securityRiskSchema } from './confirmation-policy.js';
 import { conversationEventBaseShape } from './conversation-event-base.js';
 import { messageToolCallWireSchema } from './message-tool-call.js';
 import { textContentWireSchema } from './text-content.js';
@@ -24,6 +25,8 @@ export const actionEventWireSchema = z.looseObject({
   tool_call_id: z.string().min(1),
   tool_call: messageToolCallWireSchema,
   llm_response_id: z.string().min(1),
+  /** The risk the conversation's security analyzer gave the action (OpenHands' field). */
+  security_risk: securityRiskSchema.optional(),
 });
 
 /** Wire JSON of an action event. */

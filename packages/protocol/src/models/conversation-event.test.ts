@@ -106,14 +106,48 @@ const pause = {
   source: 'user',
 };
 
+const interrupt = { ...pause, kind: 'InterruptEvent', id: '7f6c1a8e-5b8d-4a57-9a3e-0d6f2f0b1c11' };
+const condensation = {
+  kind: 'Condensation',
+  id: '8f6c1a8e-5b8d-4a57-9a3e-0d6f2f0b1c11',
+  timestamp: '2026-08-22T10:00:07.000000',
+  source: 'environment',
+  forgotten_event_ids: [action.id, observation.id],
+  summary: 'ran ls',
+  summary_offset: 1,
+  llm_response_id: 'resp-9',
+};
+const condensationRequest = {
+  kind: 'CondensationRequest',
+  id: '9f6c1a8e-5b8d-4a57-9a3e-0d6f2f0b1c11',
+  timestamp: '2026-08-22T10:00:08.000000',
+  source: 'environment',
+};
+
+const userReject = {
+  kind: 'UserRejectObservation',
+  id: 'af6c1a8e-5b8d-4a57-9a3e-0d6f2f0b1c11',
+  timestamp: '2026-08-22T10:00:09.000000',
+  source: 'environment',
+  action_id: action.id,
+  tool_name: 'terminal',
+  tool_call_id: 'call_1',
+  rejection_reason: 'Not that.',
+  rejection_source: 'user',
+};
+
 const everyEvent = [
   userMessage,
   action,
   observation,
+  userReject,
   agentError,
   conversationError,
   stateUpdate,
   pause,
+  interrupt,
+  condensation,
+  condensationRequest,
 ];
 
 describe('conversation events', () => {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { actionEventWireSchema } from './action-event.js';
 import { agentErrorEventWireSchema } from './agent-error-event.js';
+import { userRejectObservationWireSchema } from './confirmation-policy.js';
+import {
+  condensationEventWireSchema,
+  condensationRequestEventWireSchema,
+  interruptEventWireSchema,
+} from './conversation-control.js';
 import { conversationErrorEventWireSchema } from './conversation-error-event.js';
 import { conversationStateUpdateEventWireSchema } from './conversation-state-update-event.js';
 import { messageEventWireSchema } from './message-event.js';
@@ -15,10 +21,14 @@ export const conversationEventWireSchema = z.discriminatedUnion('kind', [
   messageEventWireSchema,
   actionEventWireSchema,
   observationEventWireSchema,
+  userRejectObservationWireSchema,
   agentErrorEventWireSchema,
   conversationErrorEventWireSchema,
   conversationStateUpdateEventWireSchema,
   pauseEventWireSchema,
+  interruptEventWireSchema,
+  condensationEventWireSchema,
+  condensationRequestEventWireSchema,
 ]);
 
 /** Wire JSON of any conversation event; narrow on `kind`. */

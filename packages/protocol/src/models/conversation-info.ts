@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONVERSATION_EXECUTION_STATUSES } from './conversation-execution-status.js';
+import { conversationStatsWireSchema } from './conversation-stats.js';
 
 /**
  * Wire shape of OpenHands' `ConversationInfo` (the fields this server fills): the agent's JSON
@@ -17,6 +18,16 @@ export const conversationInfoWireSchema = z.looseObject({
   stuck_detection: z.boolean(),
   tags: z.record(z.string(), z.string()),
   persistence_dir: z.string().nullable().optional(),
+  /** The confirmation policy (`{"kind": "NeverConfirm"}` unless one was set). */
+  confirmation_policy: z.looseObject({ kind: z.string() }).optional(),
+  /** The security analyzer rating actions, `null` for none. */
+  security_analyzer: z.looseObject({ kind: z.string() }).nullable().optional(),
+  /** Token usage and cost per usage id (OpenHands' `ConversationStats`). */
+  stats: conversationStatsWireSchema.optional(),
+  /** The conversation this one was forked from (`POST …/fork`), if it was. */
+  forked_from_conversation_id: z.string().nullable().optional(),
+  /** The last event the fork copied, when the fork asked for one. */
+  forked_from_event_id: z.string().nullable().optional(),
 });
 
 /** Wire JSON of a conversation's info. */

@@ -3,11 +3,16 @@ import { conversationEventBaseShape } from './conversation-event-base.js';
 
 /**
  * Keys of `ConversationStateUpdateEvent`: `execution_status` carries the new status string,
- * `full_state` a snapshot of the whole state.
+ * `full_state` a snapshot of the whole state, `stats` the usage
+ * and cost (`ConversationStatsSnapshotWire`).
  */
 export const CONVERSATION_STATE_KEYS = {
   executionStatus: 'execution_status',
   fullState: 'full_state',
+  /** The conversation's token usage and cost per usage id, after each model response. */
+  stats: 'stats',
+  /** The agent's JSON (without API keys), after `switch_llm` changed its model. */
+  agent: 'agent',
 } as const;
 
 /**

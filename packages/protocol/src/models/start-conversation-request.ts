@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { confirmationPolicyWireSchema } from './confirmation-policy.js';
+import { securityAnalyzerWireSchema } from './security-analyzer.js';
 import { sendMessageRequestWireSchema } from './send-message-request.js';
 
 /** Largest `max_iterations` a start request may ask for. */
@@ -23,8 +25,9 @@ export type ConversationWorkspaceWire = z.infer<typeof conversationWorkspaceWire
 
 /**
  * Wire shape of OpenHands' `StartConversationRequest` (`POST /api/conversations`): the agent's
- * JSON (`llm`, `tools: [{name}]`), the workspace, and run settings. Loose: OpenHands' many other
- * fields (`confirmation_policy`, `secrets`, ...) are accepted and ignored.
+ * JSON (`llm`, `tools: [{name}]`), the workspace, and run settings, among them the
+ * `confirmation_policy` (default `NeverConfirm`) and `security_analyzer` (default none). Loose:
+ * OpenHands' many other fields are accepted and ignored.
  */
 export const startConversationRequestWireSchema = z.looseObject({
   workspace: conversationWorkspaceWireSchema,
@@ -39,6 +42,8 @@ export const startConversationRequestWireSchema = z.looseObject({
   stuck_detection: z.boolean().default(true),
   title: z.string().max(MAX_CONVERSATION_TITLE_CHARS).nullish(),
   tags: z.record(z.string(), z.string().max(256)).default({}),
+  confirmation_policy: confirmationPolicyWireSchema.default({ kind: 'NeverConfirm' }),
+  security_analyzer: securityAnalyzerWireSchema.nullish(),
 });
 
 /** Wire JSON of a start request. */

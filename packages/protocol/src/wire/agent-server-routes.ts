@@ -58,11 +58,25 @@ export const AGENT_SERVER_ROUTES = {
   runConversation: '/api/conversations/:conversation_id/run',
   pauseConversation: '/api/conversations/:conversation_id/pause',
   interruptConversation: '/api/conversations/:conversation_id/interrupt',
+  /** OpenHands: `{"policy": {"kind": "NeverConfirm"|"AlwaysConfirm"|"ConfirmRisky", ...}}`. */
+  conversationConfirmationPolicy: '/api/conversations/:conversation_id/confirmation_policy',
+  /** OpenHands: `{"security_analyzer": {"kind": ...} | null}`. */
+  conversationSecurityAnalyzer: '/api/conversations/:conversation_id/security_analyzer',
+  /** OpenHands: `{"accept": bool, "reason"?: str}` for the actions waiting for confirmation. */
+  respondToConfirmation: '/api/conversations/:conversation_id/events/respond_to_confirmation',
+  condenseConversation: '/api/conversations/:conversation_id/condense',
+  forkConversation: '/api/conversations/:conversation_id/fork',
+  /** OpenHands' side question: `{"question"}` → `{"response"}`, no tools run, no event recorded. */
+  askAgent: '/api/conversations/:conversation_id/ask_agent',
+  /** OpenHands' model switch: `{"llm": LLM}`; the next model call uses it. */
+  switchLlm: '/api/conversations/:conversation_id/switch_llm',
   conversationEvents: '/api/conversations/:conversation_id/events',
   searchConversationEvents: '/api/conversations/:conversation_id/events/search',
   countConversationEvents: '/api/conversations/:conversation_id/events/count',
   conversationEvent: '/api/conversations/:conversation_id/events/:event_id',
   agentFinalResponse: '/api/conversations/:conversation_id/agent_final_response',
+  /** OpenHands' `POST` of secrets given to the agent's commands as environment variables. */
+  conversationSecrets: '/api/conversations/:conversation_id/secrets',
   /** Events socket of one conversation (`:conversation_id`). */
   conversationEventsSocket: '/sockets/events/:conversation_id',
   bashEventsSocket: '/sockets/bash-events',

@@ -29,4 +29,6 @@ export interface AgentConfig {
   tools: { name: string }[];
   /** Present when the agent was given its own system prompt. */
   system_prompt?: string | undefined;
+  /** Present when the agent has a condenser (see `condenserConfigSchema`). */
+  condenser?: Record<string, unknown> | undefined;
 }

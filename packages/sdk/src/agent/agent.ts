@@ -6,24 +6,25 @@ import {
   type Workspace,
   WorkspaceError,
 } from '@agent-workspace/core';
-import type {
-  ActionEventWire,
-  AgentErrorEventWire,
-  ConversationEventWire,
-} from '@agent-workspace/protocol';
-import { z } from 'zod';
-import type { LanguageModel } from '../llm/language-model.js';
+import type { ConversationEventWire } from '@agent-workspace/protocol';
+import type { Condenser } from '../condenser/condenser.js';
+import { condensationFor, condenserFromConfig } from '../condenser/condenser-from-config.js';
+import { newEventBase } from '../events/new-event-base.js';
+import type { Completion, LanguageModel } from '../llm/language-model.js';
 import { LLM } from '../llm/llm.js';
-import type { ToolCall } from '../llm/llm-message.js';
 import { ScriptedLLM } from '../llm/scripted-llm.js';
+import type { StreamDeltaListener } from '../llm/stream-completion.js';
+import type { CommandSecrets } from '../secrets/conversation-secrets.js';
 import { createTool, isToolName, TOOL_NAMES } from '../tools/create-tools.js';
 import { FinishTool, isFinishTool } from '../tools/finish-tool.js';
 import type { Tool } from '../tools/tool.js';
+import { type ActionReviewer, reviewPlannedCalls } from './action-review.js';
 import { type AgentConfig, agentConfigSchema } from './agent-config.js';
 import { buildTranscript } from './build-transcript.js';
 import { DEFAULT_SYSTEM_PROMPT } from './default-system-prompt.js';
-import { newEventBase } from './new-event-base.js';
-import { toolKindName, toolSpecName } from './tool-kind-name.js';
+import { executePlannedCalls } from './execute-planned-calls.js';
+import { agentError, planCall } from './plan-call.js';
+import { toolSpecName } from './tool-kind-name.js';
 import { toolSpecOf } from './tool-spec-of.js';
 
 /** Iterations of one run when the agent is given no `maxIterations` (OpenHands' default). */
@@ -46,6 +47,8 @@ export interface AgentOptions {
   systemPrompt?: string | undefined;
   /** Model calls one run may make before it ends with status `error`; default 500, at most 10,000. */
   maxIterations?: number | undefined;
+  /** Keeps the transcript bounded (`RollingWindowCondenser`, `LLMSummarizingCondenser`, ...). */
+  condenser?: Condenser | undefined;
 }
 
 /** What {@link Agent.step} works with. */
@@ -62,12 +65,25 @@ export interface AgentStepContext {
   tools: readonly Tool[];
   /** Cancels the model call or the running tool. */
   signal?: AbortSignal | undefined;
+  /** The conversation's secrets, given to the terminal's commands (see `ToolContext.secrets`). */
+  secrets?: CommandSecrets | undefined;
+  /**
+   * Reviews the step's valid actions before any runs (confirmation mode, security analyzer):
+   * held actions are recorded but not run, and the step ends `awaitingConfirmation`.
+   */
+  review?: ActionReviewer | undefined;
+  /** Told each piece of the model's answer as it streams in (a model that streams). */
+  onStreamDelta?: StreamDeltaListener | undefined;
+  /** Told the model's completion and how long the call took, before anything is emitted. */
+  onLLMResponse?: ((completion: Completion, latencyMs: number) => void) | undefined;
 }
 
 /** What one {@link Agent.step} did. */
 export interface AgentStepResult {
   /** True when the agent is done: it answered without a tool call, or `finish` succeeded. */
   finished: boolean;
+  /** True when the step's actions were recorded but held for the user's confirmation. */
+  awaitingConfirmation?: boolean | undefined;
 }
 
 /** Options of {@link Agent.fromConfig}. */
@@ -83,14 +99,6 @@ interface ConfigurableModel {
   toConfig(options?: { includeApiKey?: boolean | undefined }): object;
 }
 
-/** A tool call turned into an action: with its tool and arguments, or with why it is refused. */
-interface PlannedCall {
-  action: ActionEventWire;
-  tool?: Tool | undefined;
-  args?: unknown;
-  refusal?: string | undefined;
-}
-
 /**
  * An agent: a model, tools and a system prompt. {@link Agent.step} is one turn of the loop: it
  * sends the transcript to the model and acts on the answer, recording everything as events. A
@@ -103,10 +111,12 @@ export class Agent {
   readonly systemPrompt: string;
   /** Model calls one run may make. */
   readonly maxIterations: number;
+  /** What condenses the history shown to the model, if anything. */
+  readonly condenser: Condenser | undefined;
   readonly #tools: readonly (Tool | string)[];
   readonly #customSystemPrompt: boolean;
 
-  constructor({ llm, tools = [], systemPrompt, maxIterations }: AgentOptions) {
+  constructor({ llm, tools = [], systemPrompt, maxIterations, condenser }: AgentOptions) {
     if (
       maxIterations !== undefined &&
       (!Number.isInteger(maxIterations) ||
@@ -133,6 +143,7 @@ export class Agent {
     this.systemPrompt = systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     this.#customSystemPrompt = systemPrompt !== undefined;
     this.maxIterations = maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    this.condenser = condenser;
   }
 
   /**
@@ -154,11 +165,27 @@ export class Agent {
     }
     const { llm, tools, system_prompt: systemPrompt } = parsed.data;
     const createModel = options.createModel ?? ((config) => LLM.fromConfig(config));
+    const model = llm.kind === 'ScriptedLLM' ? ScriptedLLM.fromConfig(llm) : createModel(llm);
     return new Agent({
-      llm: llm.kind === 'ScriptedLLM' ? ScriptedLLM.fromConfig(llm) : createModel(llm),
+      llm: model,
       tools: tools.map((tool) => tool.name),
       systemPrompt,
       maxIterations: options.maxIterations,
+      condenser: condenserFromConfig(parsed.data.condenser, { agentModel: model, createModel }),
+    });
+  }
+
+  /**
+   * The same agent (tools, system prompt, iterations, condenser) with another model: what a
+   * conversation's `switchLlm` runs its next steps with.
+   */
+  withLLM(llm: LanguageModel): Agent {
+    return new Agent({
+      llm,
+      tools: this.#tools,
+      systemPrompt: this.#customSystemPrompt ? this.systemPrompt : undefined,
+      maxIterations: this.maxIterations,
+      condenser: this.condenser,
     });
   }
 
@@ -194,6 +221,7 @@ export class Agent {
         name: typeof tool === 'string' ? tool : toolSpecName(tool),
       })),
       ...(this.#customSystemPrompt ? { system_prompt: this.systemPrompt } : {}),
+      ...(this.condenser ? { condenser: this.condenser.toConfig({ includeApiKey }) } : {}),
     };
   }
 
@@ -204,16 +232,26 @@ export class Agent {
    * `AgentErrorEvent` instead of running (the model reads it next turn); each valid call runs
    * through the workspace and gives an `ObservationEvent`, or an `AgentErrorEvent` when the tool
    * throws. A model failure is thrown. When `signal` fires, the running tool and the calls left
-   * get `AgentErrorEvent`s, and the step throws `ABORTED`.
+   * get `AgentErrorEvent`s, and the step throws `ABORTED`. A `review` that holds the valid calls
+   * leaves them recorded and not run (`awaitingConfirmation`).
    */
   async step(context: AgentStepContext): Promise<AgentStepResult> {
-    const { emit, workspace, actions, tools, signal } = context;
+    const { emit, tools, signal } = context;
     if (signal?.aborted) throw abortedError(signal);
+    // A condensation is this step's work (OpenHands): the next step shows the condensed view.
+    const condensation = await condensationFor(this.condenser, context.events, signal);
+    if (condensation !== undefined) {
+      emit(condensation);
+      return { finished: false };
+    }
+    const started = performance.now();
     const completion = await this.llm.complete({
       messages: buildTranscript({ systemPrompt: this.systemPrompt, events: context.events }),
       tools: tools.map(toolSpecOf),
       signal,
+      onStreamDelta: context.onStreamDelta,
     });
+    context.onLLMResponse?.(completion, performance.now() - started);
     const { message } = completion;
     // Events need non-empty ids and names; not every provider guarantees them.
     const responseId = completion.id || randomUUID();
@@ -234,111 +272,18 @@ export class Agent {
     }
 
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const planned = calls.map((call, index) =>
+      planCall(call, byName, index === 0 ? message.content : '', responseId),
+    );
+    const held = await reviewPlannedCalls(planned, context.review);
     // Every call becomes an action first (OpenHands' order); a refused one is answered at once.
-    const planned = calls.map((call, index) => {
-      const plan = planCall(call, byName, index === 0 ? message.content : '', responseId);
+    for (const plan of planned) {
       emit(plan.action);
       if (plan.refusal !== undefined) emit(agentError(plan.action, plan.refusal));
-      return plan;
-    });
-
-    let finished = false;
-    for (const call of planned) {
-      if (call.tool === undefined) continue;
-      if (signal?.aborted) {
-        emit(agentError(call.action, 'Not run: the run was paused before this call.'));
-        continue;
-      }
-      try {
-        const result = await call.tool.execute(call.args, { workspace, actions, signal });
-        emit({
-          kind: 'ObservationEvent',
-          ...newEventBase(),
-          source: 'environment',
-          observation: {
-            ...result.content,
-            kind: toolKindName(call.tool.name, 'Observation'),
-            content: [{ type: 'text', text: result.text }],
-            is_error: result.isError,
-          },
-          action_id: call.action.id,
-          tool_name: call.action.tool_name,
-          tool_call_id: call.action.tool_call_id,
-        });
-        if (isFinishTool(call.tool) && !result.isError) finished = true;
-      } catch (error) {
-        const reason = signal?.aborted
-          ? 'Interrupted: the run was paused while this call ran.'
-          : `${call.tool.name} failed: ${error instanceof Error ? error.message : String(error)}`;
-        emit(agentError(call.action, reason));
-      }
     }
+    if (held) return { finished: false, awaitingConfirmation: true };
+    const result = await executePlannedCalls(context, planned);
     if (signal?.aborted) throw abortedError(signal);
-    return { finished };
+    return result;
   }
-}
-
-/** Turns one tool call into its `ActionEvent`, refusing an unknown tool or invalid arguments. */
-function planCall(
-  call: ToolCall,
-  tools: ReadonlyMap<string, Tool>,
-  thought: string,
-  responseId: string,
-): PlannedCall {
-  const base = {
-    kind: 'ActionEvent' as const,
-    ...newEventBase(),
-    source: 'agent' as const,
-    thought: thought === '' ? [] : [{ type: 'text' as const, text: thought }],
-    tool_name: call.name,
-    tool_call_id: call.id,
-    tool_call: {
-      id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      origin: 'completion' as const,
-    },
-    llm_response_id: responseId,
-  };
-  const refuse = (refusal: string): PlannedCall => ({ action: { ...base, action: null }, refusal });
-  const tool = tools.get(call.name);
-  if (tool === undefined) {
-    const available = [...tools.keys()].join(', ') || 'none';
-    return refuse(`Tool '${call.name}' not found. Available: ${available}.`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(call.arguments === '' ? '{}' : call.arguments);
-  } catch (error) {
-    return refuse(
-      `The arguments of ${call.name} are not valid JSON (${(error as Error).message}). Call the tool again with a JSON object.`,
-    );
-  }
-  const parsed = tool.parameters.safeParse(json);
-  if (!parsed.success) {
-    return refuse(
-      `Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}\nCall the tool again with arguments that match its schema.`,
-    );
-  }
-  const fields = isPlainObject(parsed.data) ? parsed.data : { value: parsed.data };
-  return {
-    action: { ...base, action: { ...fields, kind: toolKindName(tool.name, 'Action') } },
-    tool,
-    args: parsed.data,
-  };
-}
-
-function agentError(action: ActionEventWire, error: string): AgentErrorEventWire {
-  return {
-    kind: 'AgentErrorEvent',
-    ...newEventBase(),
-    source: 'agent',
-    error,
-    tool_name: action.tool_name,
-    tool_call_id: action.tool_call_id,
-  };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

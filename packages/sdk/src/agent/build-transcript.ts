@@ -1,6 +1,7 @@
 import type { ConversationEventWire } from '@agent-workspace/protocol';
+import { condensedView } from '../condenser/condensation-view.js';
+import { textOfContent } from '../events/text-of-content.js';
 import type { LLMMessage } from '../llm/llm-message.js';
-import { textOfContent } from './text-of-content.js';
 
 /** What a tool call that never got a result is answered with in the transcript. */
 export const INTERRUPTED_CALL_RESULT =
@@ -19,7 +20,8 @@ export interface BuildTranscriptOptions {
  * Providers insist that every tool call is answered before the next message, so a call left
  * without a result (an interrupted run) is answered with {@link INTERRUPTED_CALL_RESULT}, and a
  * user message sent while calls were pending is placed after their results. State updates,
- * pauses and conversation errors are not shown to the model.
+ * pauses and conversation errors are not shown to the model. Recorded `Condensation`s are applied
+ * first (their forgotten events left out, their summary shown as a user message in their place).
  */
 export function buildTranscript({ systemPrompt, events }: BuildTranscriptOptions): LLMMessage[] {
   const messages: LLMMessage[] = [{ role: 'system', content: systemPrompt }];
@@ -44,7 +46,7 @@ export function buildTranscript({ systemPrompt, events }: BuildTranscriptOptions
     }
   };
 
-  for (const event of events) {
+  for (const event of condensedView(events).events) {
     switch (event.kind) {
       case 'MessageEvent': {
         const { role } = event.llm_message;
@@ -81,6 +83,9 @@ export function buildTranscript({ systemPrompt, events }: BuildTranscriptOptions
         break;
       case 'AgentErrorEvent':
         answer(event.tool_call_id, event.tool_name, event.error);
+        break;
+      case 'UserRejectObservation': // OpenHands' text for a call the user rejected
+        answer(event.tool_call_id, event.tool_name, `Action rejected: ${event.rejection_reason}`);
         break;
       default:
         break;

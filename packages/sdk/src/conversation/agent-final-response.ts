@@ -1,5 +1,5 @@
 import type { ConversationEventWire } from '@agent-workspace/protocol';
-import { textOfContent } from '../agent/text-of-content.js';
+import { textOfContent } from '../events/text-of-content.js';
 import { FINISH_TOOL_NAME } from '../tools/finish-tool.js';
 
 /**

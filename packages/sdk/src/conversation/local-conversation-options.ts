@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type ActionExecutor, invalidArgument, type Workspace } from '@agent-workspace/core';
-import type { ConversationExecutionStatus } from '@agent-workspace/protocol';
+import type { ConversationExecutionStatus, ConversationStatsWire } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
+import type { ConversationSecrets } from '../secrets/conversation-secrets.js';
+import type { ConfirmationPolicyInput } from '../security/confirmation-policy.js';
+import type { SecurityAnalyzerOption } from '../security/security-analyzer.js';
+import { ConversationStats } from '../stats/conversation-stats.js';
+import {
+  type ConfirmationSettings,
+  persistedConfirmationSettings,
+} from './confirmation-control.js';
 import {
   type ConversationHistoryLimits,
   resolveHistoryLimits,
@@ -48,6 +56,24 @@ export interface LocalConversationOptions {
    * (`AGENT_WORKSPACE_TOOL_UNAVAILABLE`).
    */
   onToolUnavailable?: ((tool: UnavailableTool) => void) | undefined;
+  /**
+   * The conversation's secrets (default a new, empty registry). Pass one to keep them when the
+   * conversation is closed and reopened in this process (an agent-server does); they are never
+   * persisted.
+   */
+  secrets?: ConversationSecrets | undefined;
+  /**
+   * When a step's actions wait for the user: `{ kind: 'NeverConfirm' }` (default),
+   * `AlwaysConfirm`, or `ConfirmRisky` with a `threshold`. `open()` keeps the persisted one
+   * unless given. README "Confirmation mode".
+   */
+  confirmationPolicy?: ConfirmationPolicyInput | undefined;
+  /**
+   * Rates each action's `security_risk`: `{ kind: 'PatternSecurityAnalyzer' }`, your own
+   * `SecurityAnalyzer` or function, or `null` (default: none, every action `UNKNOWN`). `open()`
+   * keeps a persisted pattern analyzer unless given; one given in code must be given again.
+   */
+  securityAnalyzer?: SecurityAnalyzerOption | undefined;
 }
 
 /** Options of {@link LocalConversation.open}. */
@@ -72,6 +98,10 @@ export interface PersistedLocalConversation {
   readonly createdAt: string;
   /** The time of the last event (of the last state change when there is none). */
   readonly updatedAt: string;
+  /** Token usage and cost per usage id, as `LocalConversation.stats()` gives it. */
+  readonly stats: ConversationStatsWire;
+  /** The confirmation policy and security analyzer kind, as `LocalConversation.confirmation`. */
+  readonly confirmation: ConfirmationSettings;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -116,5 +146,7 @@ export function persistedSummaryOf(
     agent: state.agent,
     createdAt: state.created_at,
     updatedAt: lastEventAt ?? state.updated_at,
+    stats: ConversationStats.fromJSON(state.stats).toJSON(),
+    confirmation: persistedConfirmationSettings(state),
   };
 }

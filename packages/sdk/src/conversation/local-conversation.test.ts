@@ -1,87 +1,53 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LocalWorkspace, WorkspaceError } from '@agent-workspace/core';
+import { WorkspaceError } from '@agent-workspace/core';
 import {
   AGENT_STUCK,
   type ConversationEventWire,
   conversationEventWireSchema,
   MAX_ITERATIONS_REACHED,
 } from '@agent-workspace/protocol';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agent/agent.js';
 import { INTERRUPTED_CALL_RESULT } from '../agent/build-transcript.js';
 import { expectWireEvents } from '../agent/test-support/expect-wire-events.js';
-import { recordingModel } from '../agent/test-support/recording-model.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import { LLMError } from '../llm/llm-error.js';
-import { ScriptedLLM, type ScriptedStep } from '../llm/scripted-llm.js';
+import type { ScriptedStep } from '../llm/scripted-llm.js';
+import { useConversationTempWorkspace } from '../test-support/conversation-temp-workspace.js';
+import {
+  finish,
+  kinds,
+  ofKind,
+  scriptedAgent as scriptedTerminalAgent,
+  statuses,
+  terminal,
+} from '../test-support/scripted-conversation.js';
 import type { Tool } from '../tools/tool.js';
 import { EVENTS_FILE } from './conversation-store.js';
 import { LocalConversation } from './local-conversation.js';
 import type { LocalConversationOptions } from './local-conversation-options.js';
 import { STATE_FILE } from './persisted-conversation-state.js';
 
-let root: string;
-let workingDir: string;
-let persistenceDir: string;
-let workspace: LocalWorkspace;
+const temp = useConversationTempWorkspace('local-conversation-');
 
-beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'local-conversation-'));
-  workingDir = path.join(root, 'work');
-  persistenceDir = path.join(root, 'conversation');
-  workspace = new LocalWorkspace({ workingDir });
-  await workspace.executeCommand(`mkdir -p ${JSON.stringify(workingDir)}`, { cwd: root });
-});
-
-afterEach(async () => {
-  await workspace.close();
-  await rm(root, { recursive: true, force: true });
-});
-
-const terminal = (command: string) => ({ name: 'terminal', arguments: { command } });
 /** A file editor call; `path` is relative to the working directory (the editor wants it absolute). */
 const edit = (args: { path: string } & Record<string, unknown>) => ({
   name: 'file_editor',
-  arguments: { ...args, path: path.join(workingDir, args.path) },
+  arguments: { ...args, path: path.join(temp.workingDir, args.path) },
 });
-const finish = (message: string) => ({ name: 'finish', arguments: { message } });
 
 /** An agent with the test tools and a scripted model that records what it is asked. */
-function scriptedAgent(
+const scriptedAgent = (
   script: ScriptedStep[],
   options: { maxIterations?: number; tools?: (Tool | string)[] } = {},
-) {
-  const llm = recordingModel(new ScriptedLLM({ script }));
-  const agent = new Agent({
-    llm,
-    tools: options.tools ?? ['TerminalTool', 'FileEditorTool'],
-    maxIterations: options.maxIterations,
-  });
-  return { agent, llm };
-}
+) => scriptedTerminalAgent(script, { tools: ['TerminalTool', 'FileEditorTool'], ...options });
 
 function start(agent: Agent, options: Partial<LocalConversationOptions> = {}) {
-  return LocalConversation.create({ agent, workspace, ...options });
+  return LocalConversation.create({ agent, workspace: temp.workspace, ...options });
 }
-
-const kinds = (events: Iterable<ConversationEventWire>) => [...events].map((event) => event.kind);
-const statuses = (events: Iterable<ConversationEventWire>) =>
-  [...events].flatMap((event) =>
-    event.kind === 'ConversationStateUpdateEvent' && event.key === 'execution_status'
-      ? [event.value]
-      : [],
-  );
-const ofKind = <K extends ConversationEventWire['kind']>(
-  events: Iterable<ConversationEventWire>,
-  kind: K,
-) =>
-  [...events].filter(
-    (event): event is Extract<ConversationEventWire, { kind: K }> => event.kind === kind,
-  );
 
 /** The text an observation shows the model. */
 const shown = (event: ConversationEventWire | undefined) =>
@@ -117,7 +83,7 @@ describe('LocalConversation', () => {
 
     expect(await conversation.run()).toBe('finished');
 
-    expect(await readFile(path.join(workingDir, 'hello.txt'), 'utf8')).toBe('hello\nworld\n');
+    expect(await readFile(path.join(temp.workingDir, 'hello.txt'), 'utf8')).toBe('hello\nworld\n');
     expect(conversation.state.executionStatus).toBe('finished');
     expect(conversation.agentFinalResponse()).toBe('Wrote hello.txt');
     const events = conversation.events.toArray();
@@ -133,7 +99,7 @@ describe('LocalConversation', () => {
       action: {
         kind: 'FileEditorAction',
         command: 'create',
-        path: path.join(workingDir, 'hello.txt'),
+        path: path.join(temp.workingDir, 'hello.txt'),
         file_text: 'hello\n',
       },
       tool_name: 'file_editor',
@@ -368,10 +334,10 @@ describe('LocalConversation', () => {
     await using conversation = await start(agent);
     await conversation.sendMessage('Append.');
     expect(await conversation.run()).toBe('finished');
-    expect(await readFile(path.join(workingDir, 'log.txt'), 'utf8')).toBe('x\n'.repeat(6));
+    expect(await readFile(path.join(temp.workingDir, 'log.txt'), 'utf8')).toBe('x\n'.repeat(6));
   });
 
-  it('pauses mid-tool with pause(), then resumes where it stopped', async () => {
+  it('stops mid-tool with interrupt(), then resumes where it stopped', async () => {
     const { agent, llm } = scriptedAgent([
       { toolCalls: [terminal('touch started && sleep 60 && touch slept')] },
       { toolCalls: [terminal('printf resumed > after.txt')] },
@@ -380,17 +346,17 @@ describe('LocalConversation', () => {
     await using conversation = await start(agent);
     await conversation.sendMessage('Go slowly.');
     const running = conversation.run();
-    await vi.waitFor(() => expect(existsSync(path.join(workingDir, 'started'))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(path.join(temp.workingDir, 'started'))).toBe(true));
     expect(conversation.state.executionStatus).toBe('running');
-    await conversation.pause();
+    await conversation.interrupt();
 
     expect(await running).toBe('paused');
-    expect(existsSync(path.join(workingDir, 'slept'))).toBe(false);
+    expect(existsSync(path.join(temp.workingDir, 'slept'))).toBe(false);
     const tail = conversation.events.toArray().slice(-4);
     expect(kinds(tail)).toEqual([
       'ActionEvent',
       'AgentErrorEvent',
-      'PauseEvent',
+      'InterruptEvent',
       'ConversationStateUpdateEvent',
     ]);
     expect(tail[1]).toMatchObject({ tool_call_id: 'call_0_0' });
@@ -399,7 +365,7 @@ describe('LocalConversation', () => {
     expect(conversation.state.executionStatus).toBe('paused');
 
     expect(await conversation.run()).toBe('finished');
-    expect(await readFile(path.join(workingDir, 'after.txt'), 'utf8')).toBe('resumed');
+    expect(await readFile(path.join(temp.workingDir, 'after.txt'), 'utf8')).toBe('resumed');
     expect(conversation.agentFinalResponse()).toBe('Resumed and done');
     expect(llm.requests).toHaveLength(3);
     expect(statuses(conversation.events)).toEqual(['running', 'paused', 'running', 'finished']);
@@ -415,7 +381,7 @@ describe('LocalConversation', () => {
     await conversation.sendMessage('Wait.');
     const controller = new AbortController();
     const running = conversation.run({ signal: controller.signal });
-    await vi.waitFor(() => expect(existsSync(path.join(workingDir, 'started'))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(path.join(temp.workingDir, 'started'))).toBe(true));
     controller.abort();
     expect(await running).toBe('paused');
     expect(ofKind(conversation.events, 'PauseEvent')).toHaveLength(1);
@@ -432,13 +398,13 @@ describe('LocalConversation', () => {
     await using conversation = await start(agent);
     await conversation.sendMessage('Wait.');
     const running = conversation.run();
-    await vi.waitFor(() => expect(existsSync(path.join(workingDir, 'started'))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(path.join(temp.workingDir, 'started'))).toBe(true));
     await expect(conversation.run()).rejects.toSatisfy(
       (error) =>
         WorkspaceError.isInstance(error, 'RESOURCE_EXHAUSTED') &&
         /already running/.test((error as Error).message),
     );
-    await conversation.pause();
+    await conversation.interrupt();
     expect(await running).toBe('paused');
   });
 
@@ -487,7 +453,7 @@ describe('LocalConversation', () => {
     await conversation.sendMessage('First.');
     const controller = new AbortController();
     const running = conversation.run({ signal: controller.signal });
-    await vi.waitFor(() => expect(existsSync(path.join(workingDir, 'started'))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(path.join(temp.workingDir, 'started'))).toBe(true));
     await conversation.sendMessage('Second, sent while running.');
     controller.abort();
     expect(await running).toBe('paused');
@@ -548,15 +514,15 @@ describe('LocalConversation persistence', () => {
       { toolCalls: [finish('Appended')] },
     ];
     const first = scriptedAgent(script);
-    const conversation = await start(first.agent, { persistenceDir });
+    const conversation = await start(first.agent, { persistenceDir: temp.persistenceDir });
     await conversation.sendMessage('Create hello.txt saying hello.');
     expect(await conversation.run()).toBe('finished');
     const before = conversation.events.toArray();
     await conversation.close();
 
-    const lines = (await readFile(path.join(persistenceDir, EVENTS_FILE), 'utf8')).trimEnd();
+    const lines = (await readFile(path.join(temp.persistenceDir, EVENTS_FILE), 'utf8')).trimEnd();
     expect(lines.split('\n')).toHaveLength(before.length);
-    const state = JSON.parse(await readFile(path.join(persistenceDir, STATE_FILE), 'utf8'));
+    const state = JSON.parse(await readFile(path.join(temp.persistenceDir, STATE_FILE), 'utf8'));
     expect(state).toMatchObject({
       id: conversation.id,
       execution_status: 'finished',
@@ -565,9 +531,9 @@ describe('LocalConversation persistence', () => {
 
     const second = scriptedAgent(script);
     await using reopened = await LocalConversation.open({
-      persistenceDir,
+      persistenceDir: temp.persistenceDir,
       agent: second.agent,
-      workspace,
+      workspace: temp.workspace,
     });
     expect(reopened.id).toBe(conversation.id);
     expect(reopened.events.toArray()).toStrictEqual(before);
@@ -576,7 +542,7 @@ describe('LocalConversation persistence', () => {
 
     await reopened.sendMessage('Append " again".');
     expect(await reopened.run()).toBe('finished');
-    expect(await readFile(path.join(workingDir, 'hello.txt'), 'utf8')).toBe('hello\n again');
+    expect(await readFile(path.join(temp.workingDir, 'hello.txt'), 'utf8')).toBe('hello\n again');
     expect(reopened.agentFinalResponse()).toBe('Appended');
     // The model saw the whole history: the first run's calls and results, then the new message.
     const transcript = second.llm.requests[0]?.messages ?? [];
@@ -594,7 +560,11 @@ describe('LocalConversation persistence', () => {
     expect(transcript[5]?.content).toMatch(/^hello\n\[The command completed with exit code 0\.\]/);
     await reopened.close();
 
-    const third = await LocalConversation.open({ persistenceDir, agent: second.agent, workspace });
+    const third = await LocalConversation.open({
+      persistenceDir: temp.persistenceDir,
+      agent: second.agent,
+      workspace: temp.workspace,
+    });
     expect(third.events.toArray()).toStrictEqual(reopened.events.toArray());
     await third.close();
     expectWireEvents(third.events);
@@ -602,15 +572,19 @@ describe('LocalConversation persistence', () => {
 
   it('skips a torn last line and appends after it cleanly', async () => {
     const { agent } = scriptedAgent(writeScript());
-    const conversation = await start(agent, { persistenceDir });
+    const conversation = await start(agent, { persistenceDir: temp.persistenceDir });
     await conversation.sendMessage('Create hello.txt saying hello.');
     await conversation.run();
     const before = conversation.events.toArray();
     await conversation.close();
-    const eventsPath = path.join(persistenceDir, EVENTS_FILE);
+    const eventsPath = path.join(temp.persistenceDir, EVENTS_FILE);
     await appendFile(eventsPath, '{"kind":"MessageEvent","id":"torn","llm_mess');
 
-    const reopened = await LocalConversation.open({ persistenceDir, agent, workspace });
+    const reopened = await LocalConversation.open({
+      persistenceDir: temp.persistenceDir,
+      agent,
+      workspace: temp.workspace,
+    });
     expect(reopened.events.toArray()).toStrictEqual(before);
     await reopened.sendMessage('Still there?');
     await reopened.close();
@@ -626,15 +600,21 @@ describe('LocalConversation persistence', () => {
 
   it('refuses a corrupt event in the middle of the log', async () => {
     const { agent } = scriptedAgent(writeScript());
-    const conversation = await start(agent, { persistenceDir });
+    const conversation = await start(agent, { persistenceDir: temp.persistenceDir });
     await conversation.sendMessage('One.');
     await conversation.sendMessage('Two.');
     await conversation.close();
-    const eventsPath = path.join(persistenceDir, EVENTS_FILE);
+    const eventsPath = path.join(temp.persistenceDir, EVENTS_FILE);
     const lines = (await readFile(eventsPath, 'utf8')).split('\n');
     lines[0] = '{"kind":"Nonsense"}';
     await writeFile(eventsPath, lines.join('\n'));
-    await expect(LocalConversation.open({ persistenceDir, agent, workspace })).rejects.toSatisfy(
+    await expect(
+      LocalConversation.open({
+        persistenceDir: temp.persistenceDir,
+        agent,
+        workspace: temp.workspace,
+      }),
+    ).rejects.toSatisfy(
       (error) =>
         WorkspaceError.isInstance(error, 'INVALID_CONFIG') &&
         /line at byte 0 is not/.test(String(error)),
@@ -643,41 +623,45 @@ describe('LocalConversation persistence', () => {
 
   it('comes back paused after a crash mid-run', async () => {
     const { agent } = scriptedAgent(writeScript());
-    const conversation = await start(agent, { persistenceDir });
+    const conversation = await start(agent, { persistenceDir: temp.persistenceDir });
     await conversation.sendMessage('Create hello.txt saying hello.');
     await conversation.close();
     // What a process that died during a run leaves behind.
-    const statePath = path.join(persistenceDir, STATE_FILE);
+    const statePath = path.join(temp.persistenceDir, STATE_FILE);
     const state = JSON.parse(await readFile(statePath, 'utf8'));
     await writeFile(statePath, JSON.stringify({ ...state, execution_status: 'running' }));
 
-    await using reopened = await LocalConversation.open({ persistenceDir, agent, workspace });
+    await using reopened = await LocalConversation.open({
+      persistenceDir: temp.persistenceDir,
+      agent,
+      workspace: temp.workspace,
+    });
     expect(reopened.state.executionStatus).toBe('paused');
     expect(JSON.parse(await readFile(statePath, 'utf8')).execution_status).toBe('paused');
     expect(await reopened.run()).toBe('finished');
-    expect(await readFile(path.join(workingDir, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(path.join(temp.workingDir, 'hello.txt'), 'utf8')).toBe('hello\n');
   });
 
   it('answers calls left without a result by a crash, so the model can go on', async () => {
     const { agent, llm } = scriptedAgent(writeScript());
-    const conversation = await start(agent, { persistenceDir });
+    const conversation = await start(agent, { persistenceDir: temp.persistenceDir });
     await conversation.sendMessage('Create hello.txt saying hello.');
     await conversation.run();
     await conversation.close();
     // Keep the log up to the first action only, as if the process died while it ran.
-    const eventsPath = path.join(persistenceDir, EVENTS_FILE);
+    const eventsPath = path.join(temp.persistenceDir, EVENTS_FILE);
     const lines = (await readFile(eventsPath, 'utf8')).split('\n');
     const actionLine = lines.findIndex((line) => line.includes('"ActionEvent"'));
     await writeFile(eventsPath, `${lines.slice(0, actionLine + 1).join('\n')}\n`);
-    const statePath = path.join(persistenceDir, STATE_FILE);
+    const statePath = path.join(temp.persistenceDir, STATE_FILE);
     const state = JSON.parse(await readFile(statePath, 'utf8'));
     await writeFile(statePath, JSON.stringify({ ...state, execution_status: 'running' }));
 
     const second = scriptedAgent(writeScript());
     await using reopened = await LocalConversation.open({
-      persistenceDir,
+      persistenceDir: temp.persistenceDir,
       agent: second.agent,
-      workspace,
+      workspace: temp.workspace,
     });
     expect(await reopened.run()).toBe('finished');
     expect(second.llm.requests[0]?.messages.at(-1)).toEqual({
@@ -691,12 +675,16 @@ describe('LocalConversation persistence', () => {
 
   it('refuses to open a directory without a conversation, or to create over one', async () => {
     const { agent } = scriptedAgent(writeScript());
-    await expect(LocalConversation.open({ persistenceDir, agent, workspace })).rejects.toSatisfy(
-      (error) => WorkspaceError.isInstance(error, 'NOT_FOUND'),
-    );
-    const conversation = await start(agent, { persistenceDir });
+    await expect(
+      LocalConversation.open({
+        persistenceDir: temp.persistenceDir,
+        agent,
+        workspace: temp.workspace,
+      }),
+    ).rejects.toSatisfy((error) => WorkspaceError.isInstance(error, 'NOT_FOUND'));
+    const conversation = await start(agent, { persistenceDir: temp.persistenceDir });
     await conversation.close();
-    await expect(start(agent, { persistenceDir })).rejects.toSatisfy(
+    await expect(start(agent, { persistenceDir: temp.persistenceDir })).rejects.toSatisfy(
       (error) =>
         WorkspaceError.isInstance(error, 'INVALID_ARGUMENT') &&
         (error as WorkspaceError).details.field === 'persistenceDir',

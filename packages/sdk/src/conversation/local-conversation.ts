@@ -1,36 +1,38 @@
-import { invalidArgument, type Workspace, WorkspaceError } from '@agent-workspace/core';
-import {
-  CONVERSATION_STATE_KEYS,
-  type ConversationEventWire,
-  type ConversationExecutionStatus,
-  formatWireTimestamp,
-} from '@agent-workspace/protocol';
+import { invalidArgument, type Workspace } from '@agent-workspace/core';
+import type { ConversationExecutionStatus, ConversationStatsWire } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
-import { newEventBase } from '../agent/new-event-base.js';
-import { agentConfigOf } from './agent-config-of.js';
+import { newEventBase } from '../events/new-event-base.js';
+import type { LanguageModel } from '../llm/language-model.js';
+import type { SecretsUpdate } from '../secrets/secret-source.js';
+import type { ConfirmationPolicyInput } from '../security/confirmation-policy.js';
+import type { SecurityAnalyzerOption } from '../security/security-analyzer.js';
 import { agentFinalResponse } from './agent-final-response.js';
 import type { ConversationRunOptions } from './base-conversation.js';
-import type { ConversationEvents } from './conversation-events.js';
-import { ConversationHistory, type HistoryWriter } from './conversation-history.js';
-import { ConversationStore } from './conversation-store.js';
-import type { ConversationTools, UnavailableTool } from './conversation-tools.js';
+import type { ConfirmationResponse, ConfirmationSettings } from './confirmation-control.js';
 import {
-  conversationIdOf,
+  type CondenseOptions,
+  checkedTitle,
+  condenseHistory,
+  type ForkLocalConversationOptions,
+  forkedEvents,
+} from './conversation-control.js';
+import type { ConversationEvents } from './conversation-events.js';
+import type { ConversationHistory } from './conversation-history.js';
+import {
+  type AskAgentOptions,
+  askConversationAgent,
+  type StreamingDeltaListener,
+} from './conversation-llm-control.js';
+import { ConversationStore } from './conversation-store.js';
+import type { UnavailableTool } from './conversation-tools.js';
+import { LocalConversationCore } from './local-conversation-core.js';
+import {
   type LocalConversationOptions,
   type LocalConversationState,
   type OpenLocalConversationOptions,
   type PersistedLocalConversation,
   persistedSummaryOf,
-  prepareConversation,
-  resumedStatus,
 } from './local-conversation-options.js';
-import type { PersistedConversationState } from './persisted-conversation-state.js';
-import {
-  type RunStop,
-  runStopBeforeStep,
-  stepFailure,
-  userMessageArrived,
-} from './run-stop-condition.js';
 
 /**
  * A conversation whose agent loop runs in this process, over any {@link Workspace}. Events are
@@ -49,7 +51,6 @@ import {
 export class LocalConversation implements AsyncDisposable {
   /** Conversation id (a dashed UUID). */
   readonly id: string;
-  readonly agent: Agent;
   readonly workspace: Workspace;
   /** The events in memory (the newest, within `maxMemoryBytes`), oldest first; `subscribe()`. */
   readonly events: ConversationEvents;
@@ -57,71 +58,20 @@ export class LocalConversation implements AsyncDisposable {
   readonly history: ConversationHistory;
   /** Where the conversation is persisted, if it is. */
   readonly persistenceDir: string | undefined;
-  readonly #writer: HistoryWriter;
-  readonly #eventView: readonly ConversationEventWire[];
-  readonly #tools: ConversationTools;
-  readonly #stuckThreshold: number;
-  readonly #createdAt: string;
-  readonly #agentConfig: Record<string, unknown> | null;
-  #status: ConversationExecutionStatus;
-  #run: { controller: AbortController; done: Promise<void> } | undefined;
-  #closed: Promise<void> | undefined;
+  readonly #core: LocalConversationCore;
 
-  private constructor(init: {
-    id: string;
-    options: LocalConversationOptions;
-    writer: HistoryWriter;
-    status: ConversationExecutionStatus;
-    createdAt: string;
-    stuckThreshold: number;
-    agentConfig: Record<string, unknown> | null;
-    tools: ConversationTools;
-  }) {
-    this.id = init.id;
-    this.agent = init.options.agent;
-    this.workspace = init.options.workspace;
-    this.persistenceDir = init.options.persistenceDir;
-    this.#writer = init.writer;
-    this.history = init.writer.history;
+  private constructor(core: LocalConversationCore) {
+    this.#core = core;
+    this.id = core.id;
+    this.workspace = core.workspace;
+    this.persistenceDir = core.persistenceDir;
+    this.history = core.writer.history;
     this.events = this.history.events;
-    this.#eventView = init.writer.view;
-    this.#tools = init.tools;
-    this.#status = init.status;
-    this.#createdAt = init.createdAt;
-    this.#stuckThreshold = init.stuckThreshold;
-    this.#agentConfig = init.agentConfig;
   }
 
   /** Starts a new conversation (status `idle`, no events). */
   static async create(options: LocalConversationOptions): Promise<LocalConversation> {
-    const { stuckThreshold, limits, tools } = prepareConversation(options);
-    const id = conversationIdOf(options);
-    const createdAt = formatWireTimestamp(new Date());
-    const agentConfig = agentConfigOf(options.agent);
-    const writer =
-      options.persistenceDir === undefined
-        ? ConversationHistory.memory(limits)
-        : await ConversationHistory.create(
-            options.persistenceDir,
-            {
-              id,
-              execution_status: 'idle',
-              agent: agentConfig,
-              created_at: createdAt,
-              updated_at: createdAt,
-            },
-            limits,
-          );
-    return new LocalConversation({
-      id,
-      options,
-      writer,
-      status: 'idle',
-      createdAt,
-      stuckThreshold,
-      agentConfig,
-      tools,
-    });
+    return new LocalConversation(await LocalConversationCore.create(options));
   }
 
   /**
@@ -133,21 +83,7 @@ export class LocalConversation implements AsyncDisposable {
    * line is not corruption: it is skipped).
    */
   static async open(options: OpenLocalConversationOptions): Promise<LocalConversation> {
-    const { stuckThreshold, limits, tools } = prepareConversation(options);
-    const { writer, state } = await ConversationHistory.open(options.persistenceDir, limits);
-    const conversation = new LocalConversation({
-      id: state.id,
-      options,
-      writer,
-      status: resumedStatus(state.execution_status),
-      createdAt: state.created_at,
-      stuckThreshold,
-      agentConfig: agentConfigOf(options.agent),
-      tools,
-    });
-    writer.saveState(conversation.#persistedState());
-    await writer.flush();
-    return conversation;
+    return new LocalConversation(await LocalConversationCore.open(options));
   }
 
   /**
@@ -160,12 +96,104 @@ export class LocalConversation implements AsyncDisposable {
 
   /** Tools of the agent not offered to the model, with why (known once the first run began). */
   get unavailableTools(): readonly UnavailableTool[] {
-    return this.#tools.unavailable;
+    return this.#core.tools.unavailable;
+  }
+
+  /** The agent; {@link LocalConversation.switchLlm} replaces it with one on another model. */
+  get agent(): Agent {
+    return this.#core.agent;
+  }
+
+  /**
+   * Token usage and cost per usage id (OpenHands' `ConversationStats`, full form), a copy;
+   * persisted with the state. See the README "Streaming, stats, switchLlm and askAgent".
+   */
+  stats(): ConversationStatsWire {
+    return this.#core.llmControl.stats.toJSON();
+  }
+
+  /**
+   * Runs the agent's next model calls on `llm` (a call in flight finishes on the old one); the
+   * new model is recorded in the persisted agent and in a `ConversationStateUpdateEvent`
+   * `key: "agent"`. Stats keep each model's usage apart.
+   */
+  async switchLlm(llm: LanguageModel): Promise<void> {
+    this.#core.assertOpen();
+    await this.#core.switchLlm(llm);
+  }
+
+  /**
+   * Answers a side question with the history as context, without running tools or recording
+   * events (OpenHands' `ask_agent`); usage counts in the stats under `ask-agent-llm`. Works
+   * during a run. See `askAgent` for the errors.
+   */
+  async askAgent(question: string, options: AskAgentOptions = {}): Promise<string> {
+    const core = this.#core;
+    core.assertOpen();
+    const { tools } = await core.tools.prepare();
+    const answer = await askConversationAgent(core.llmControl, {
+      ...{ agent: core.agent, events: core.eventView, tools, question },
+      signal: options.signal,
+    });
+    return core.secrets.mask(answer);
+  }
+
+  /**
+   * Calls `listener` with each `StreamingDeltaEvent` (a model with `stream` on) as it arrives;
+   * deltas are transient, never in `events`. Returns the unsubscribe.
+   */
+  subscribeStreamingDeltas(listener: StreamingDeltaListener): () => void {
+    return this.#core.llmControl.subscribeDeltas(listener);
   }
 
   /** The conversation's id and execution status, as of now. */
   get state(): LocalConversationState {
-    return { id: this.id, executionStatus: this.#status };
+    return { id: this.id, executionStatus: this.#core.status };
+  }
+
+  /** The confirmation policy and the security analyzer's kind (README "Confirmation mode"). */
+  get confirmation(): ConfirmationSettings {
+    return this.#core.confirmation.settings;
+  }
+
+  /** Sets the confirmation policy, persisted. `INVALID_ARGUMENT` naming the bad part. */
+  async setConfirmationPolicy(policy: ConfirmationPolicyInput): Promise<void> {
+    this.#core.assertOpen();
+    this.#core.confirmation.setPolicy(policy);
+    await this.#core.save();
+  }
+
+  /** Sets the security analyzer (`null`: none), recorded by kind. `INVALID_ARGUMENT` if bad. */
+  async setSecurityAnalyzer(analyzer: SecurityAnalyzerOption): Promise<void> {
+    this.#core.assertOpen();
+    this.#core.confirmation.setAnalyzer(analyzer);
+    await this.#core.save();
+  }
+
+  /**
+   * Answers the actions waiting for confirmation: accepted, they run (the run goes on and this
+   * resolves to its end status; `run: false` leaves that to the next `run()`); rejected, each gets
+   * a `UserRejectObservation` and never runs, and the status becomes `idle`. `NOT_FOUND` when
+   * nothing waits; `INVALID_ARGUMENT` for a bad `reason`.
+   */
+  async respondToConfirmation(
+    response: ConfirmationResponse,
+  ): Promise<ConversationExecutionStatus> {
+    const core = this.#core;
+    core.assertOpen();
+    if (core.status === 'waiting_for_confirmation') await core.runEnded(); // the run is ending
+    const rejections = core.confirmation.respond(response, core.status, core.eventView);
+    for (const event of rejections) core.record(event);
+    if (!response.accept) core.setStatus('idle');
+    await core.writer.flush();
+    if (!response.accept || response.run === false) return core.status;
+    return this.run({ signal: response.signal });
+  }
+
+  /** Adds or replaces secrets, in memory only (see `ConversationSecrets.update`, README "Secrets"). */
+  async updateSecrets(secrets: SecretsUpdate): Promise<void> {
+    this.#core.assertOpen();
+    this.#core.secrets.update(secrets);
   }
 
   /**
@@ -174,61 +202,99 @@ export class LocalConversation implements AsyncDisposable {
    * the message is persisted.
    */
   async sendMessage(text: string): Promise<void> {
-    this.#assertOpen();
+    this.#core.assertOpen();
     if (typeof text !== 'string') throw invalidArgument('text', 'must be a string');
-    this.#record({
+    this.#core.record({
       kind: 'MessageEvent',
       ...newEventBase(),
       source: 'user',
       llm_message: { role: 'user', content: [{ type: 'text', text }] },
     });
-    if (this.#status === 'finished') this.#setStatus('idle');
-    await this.#writer.flush();
+    if (this.#core.status === 'finished') this.#core.setStatus('idle');
+    await this.#core.writer.flush();
   }
 
   /**
    * Runs the agent until the run ends, and resolves to the status it ended with: `finished`,
-   * `error`, `stuck` or `paused` (failures are events, not rejections; a rejection means the
+   * `error`, `stuck`, `paused` or `waiting_for_confirmation` (failures are events, not rejections; a rejection means the
    * conversation could not be persisted). A `finished` conversation has nothing to do until a
    * new message arrives: `run()` resolves at once. One run at a time: a second concurrent call is
    * refused with `RESOURCE_EXHAUSTED`.
    */
   async run({ signal }: ConversationRunOptions = {}): Promise<ConversationExecutionStatus> {
-    this.#assertOpen();
-    if (this.#run !== undefined) {
-      throw new WorkspaceError({
-        code: 'RESOURCE_EXHAUSTED',
-        message:
-          'the conversation is already running: wait for run() to resolve, or pause() it first',
-        details: { conversationId: this.id },
-      });
-    }
-    if (this.#status === 'finished') return this.#status;
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal?.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    const done = this.#loop(controller.signal).finally(() => {
-      signal?.removeEventListener('abort', onAbort);
-      this.#run = undefined;
-    });
-    this.#run = { controller, done };
-    await done;
-    await this.#writer.flush();
-    return this.#status;
+    this.#core.assertOpen();
+    return this.#core.run(signal);
   }
 
   /**
-   * Pauses the run: the model call or tool in flight is cancelled (an interrupted tool call is
-   * answered with an `AgentErrorEvent`), then a `PauseEvent` is recorded and the status becomes
-   * `paused`. Resolves once the run has stopped; does nothing when no run is going on.
-   * `run()` resumes.
+   * Pauses the run as OpenHands does: the step in flight (model call and tools) finishes, then a
+   * `PauseEvent` is recorded and the status becomes `paused` (a step that finishes the agent
+   * ends the run `finished`). Resolves once the run has stopped; does nothing when no run is
+   * going on. `run()` resumes. {@link LocalConversation.interrupt} stops at once.
    */
-  async pause(): Promise<void> {
-    const run = this.#run;
-    if (run === undefined) return;
-    run.controller.abort();
-    await run.done;
+  pause(): Promise<void> {
+    return this.#core.halt('pause');
+  }
+
+  /**
+   * Interrupts the run (OpenHands' `interrupt`): the model call or tool in flight is cancelled
+   * (an interrupted tool call is answered with an `AgentErrorEvent`), then an `InterruptEvent`
+   * is recorded and the status becomes `paused`. Resolves once the run has stopped; does nothing
+   * when no run is going on. `run()` resumes.
+   */
+  interrupt(): Promise<void> {
+    return this.#core.halt('interrupt');
+  }
+
+  /** The conversation's title; `null` until {@link LocalConversation.setTitle}. */
+  get title(): string | null {
+    return this.#core.title;
+  }
+
+  /** Sets the title (1 to 200 characters, else `INVALID_ARGUMENT`), persisted with the state. */
+  async setTitle(title: string): Promise<void> {
+    this.#core.assertOpen();
+    this.#core.title = checkedTitle(title);
+    await this.#core.save();
+  }
+
+  /**
+   * Forces a condensation of the history shown to the model (OpenHands' `condense`): records a
+   * `CondensationRequest` and, outside a run, the agent's condenser's `Condensation` (during a
+   * run, its next step does). `NOT_SUPPORTED` without a condenser that condenses on request, or
+   * when there is nothing to forget.
+   */
+  async condense({ signal }: CondenseOptions = {}): Promise<void> {
+    const core = this.#core;
+    core.assertOpen();
+    await condenseHistory({
+      ...{ agent: core.agent, events: core.eventView, record: (event) => core.record(event) },
+      ...{ running: core.running, signal },
+    });
+    await core.writer.flush();
+  }
+
+  /**
+   * A new, independent conversation holding this one's kept events up to `fromEventId` (default
+   * all; the same event ids), status `idle`, with the same agent and workspace unless given.
+   * Give it its own `persistenceDir` (or none). Secrets are not copied. `NOT_FOUND` for an
+   * unknown `fromEventId`.
+   */
+  async fork(options: ForkLocalConversationOptions = {}): Promise<LocalConversation> {
+    this.#core.assertOpen();
+    const { fromEventId, title, ...rest } = options;
+    if (title !== undefined) checkedTitle(title);
+    const events = await forkedEvents(this.history, fromEventId);
+    const fork = await LocalConversation.create({
+      agent: this.agent,
+      workspace: this.workspace,
+      history: this.history.limits,
+      ...rest,
+    });
+    for (const event of events) fork.#core.writer.record(event);
+    if (title !== undefined) fork.#core.title = title;
+    await fork.#core.save();
+    return fork;
   }
 
   /**
@@ -244,105 +310,11 @@ export class LocalConversation implements AsyncDisposable {
    * not closed (it is the caller's). Idempotent; the conversation cannot be used afterwards.
    */
   close(): Promise<void> {
-    this.#closed ??= (async () => {
-      await this.pause();
-      await this.#writer.close();
-      await this.#tools.close();
-    })();
-    return this.#closed;
+    return this.#core.close();
   }
 
   /** Same as {@link LocalConversation.close}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
-  }
-
-  async #loop(signal: AbortSignal): Promise<void> {
-    this.#setStatus('running');
-    const { tools, actions } = await this.#tools.prepare();
-    let iterations = 0;
-    for (;;) {
-      if (signal.aborted) return this.#paused();
-      const stop = runStopBeforeStep({
-        events: this.#eventView,
-        stuckThreshold: this.#stuckThreshold,
-        iterations,
-        maxIterations: this.agent.maxIterations,
-      });
-      if (stop !== undefined) return this.#stop(stop);
-      iterations += 1;
-      const seen = this.history.recordedCount;
-      let finished: boolean;
-      try {
-        ({ finished } = await this.agent.step({
-          events: this.#eventView,
-          emit: (event) => this.#record(event),
-          workspace: this.workspace,
-          actions,
-          tools,
-          signal,
-        }));
-      } catch (error) {
-        if (signal.aborted) return this.#paused();
-        return this.#stop(stepFailure(error));
-      }
-      // A message sent during the step is for the agent to answer: the run goes on.
-      const unread = userMessageArrived(this.#eventView, this.history.recordedCount - seen);
-      if (finished && !unread) return this.#setStatus('finished');
-    }
-  }
-
-  #paused(): void {
-    this.#record({ kind: 'PauseEvent', ...newEventBase(), source: 'user' });
-    this.#setStatus('paused');
-  }
-
-  /** Records why the run ends, as an error event, and its status. */
-  #stop({ code, detail, status }: RunStop): void {
-    this.#record({
-      kind: 'ConversationErrorEvent',
-      ...newEventBase(),
-      source: 'environment',
-      code,
-      detail,
-    });
-    this.#setStatus(status);
-  }
-
-  #setStatus(status: ConversationExecutionStatus): void {
-    if (status === this.#status) return;
-    this.#status = status;
-    this.#record({
-      kind: 'ConversationStateUpdateEvent',
-      ...newEventBase(),
-      source: 'environment',
-      key: CONVERSATION_STATE_KEYS.executionStatus,
-      value: status,
-    });
-    this.#writer.saveState(this.#persistedState());
-  }
-
-  #record(event: ConversationEventWire): void {
-    this.#writer.record(event);
-  }
-
-  #persistedState(): PersistedConversationState {
-    return {
-      id: this.id,
-      execution_status: this.#status,
-      agent: this.#agentConfig,
-      created_at: this.#createdAt,
-      updated_at: formatWireTimestamp(new Date()),
-    };
-  }
-
-  #assertOpen(): void {
-    if (this.#closed !== undefined) {
-      throw new WorkspaceError({
-        code: 'WORKSPACE_CLOSED',
-        message: 'the conversation is closed',
-        details: { conversationId: this.id },
-      });
-    }
   }
 }

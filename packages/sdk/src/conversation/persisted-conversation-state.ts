@@ -15,6 +15,8 @@ const persistedStateSchema = z.looseObject({
   agent: z.record(z.string(), z.unknown()).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Set by `LocalConversation.setTitle` (absent in older files). */
+  title: z.string().nullable().optional(),
 });
 
 /** The state file's content. */

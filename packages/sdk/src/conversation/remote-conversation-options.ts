@@ -1,5 +1,9 @@
 import type { Workspace } from '@agent-workspace/core';
 import type { Agent } from '../agent/agent.js';
+import type {
+  ConfirmationPolicy,
+  ConfirmationPolicyInput,
+} from '../security/confirmation-policy.js';
 
 /** Options of {@link RemoteConversation.create}. */
 export interface RemoteConversationOptions {
@@ -13,6 +17,10 @@ export interface RemoteConversationOptions {
   maxIterations?: number | undefined;
   /** Ends a run as `stuck` when the agent repeats itself. Default on. */
   stuckDetection?: boolean | undefined;
+  /** The confirmation policy (default `NeverConfirm`); checked here (`INVALID_ARGUMENT`). */
+  confirmationPolicy?: ConfirmationPolicyInput | undefined;
+  /** `{ kind: 'PatternSecurityAnalyzer' }` or `null` (default: none). */
+  securityAnalyzer?: { kind: string } | null | undefined;
   /** Aborts connecting (`ABORTED`). */
   signal?: AbortSignal | undefined;
 }
@@ -35,4 +43,6 @@ export interface StartConversationBody {
   conversation_id?: string;
   max_iterations?: number;
   stuck_detection?: boolean;
+  confirmation_policy?: ConfirmationPolicy;
+  security_analyzer?: { kind: string } | null;
 }

@@ -1,35 +1,51 @@
-import { invalidArgument, type Workspace, WorkspaceError } from '@agent-workspace/core';
-import type { AgentServerClient } from '@agent-workspace/core/internal';
+import { invalidArgument, type Workspace } from '@agent-workspace/core';
 import {
   AGENT_SERVER_ROUTES,
   agentFinalResponseWireSchema,
   type ConversationExecutionStatus,
   type ConversationInfoWire,
+  type ConversationStatsWire,
   conversationInfoWireSchema,
-  conversationPath,
 } from '@agent-workspace/protocol';
+import type { LanguageModel } from '../llm/language-model.js';
+import type { SecretsUpdate } from '../secrets/secret-source.js';
+import type { ConfirmationPolicyInput } from '../security/confirmation-policy.js';
 import type {
   BaseConversation,
   ConversationRunOptions,
   ConversationState,
 } from './base-conversation.js';
+import type { ConfirmationResponse } from './confirmation-control.js';
 import type { ConversationEvents } from './conversation-events.js';
-import { fetchConversationEvents } from './fetch-conversation-events.js';
+import type { AskAgentOptions, StreamingDeltaListener } from './conversation-llm-control.js';
 import { fetchConversationInfo } from './fetch-conversation-info.js';
+import { postConversationSecrets } from './post-conversation-secrets.js';
+import {
+  postConfirmationPolicy,
+  postConfirmationResponse,
+  postSecurityAnalyzer,
+  startConfirmationFields,
+} from './remote-confirmation.js';
+import {
+  type ForkRemoteConversationOptions,
+  patchTitle,
+  postCondense,
+  postControl,
+  postFork,
+} from './remote-conversation-control.js';
 import {
   type ConversationServer,
   closedOnFailure,
   conversationServerOf,
   expectOk,
 } from './remote-conversation-http.js';
+import { fetchConversationStats, postAskAgent, postSwitchLlm } from './remote-conversation-llm.js';
 import type {
   AttachRemoteConversationOptions,
   RemoteConversationOptions,
   StartConversationBody,
 } from './remote-conversation-options.js';
-import { RemoteEventFeed } from './remote-event-feed.js';
-import { RemoteEventsSocket } from './remote-events-socket.js';
-import { RemoteRunStatus } from './remote-run-status.js';
+import { RemoteConversationSession } from './remote-conversation-session.js';
 
 /** Re-exported: the SDK's index takes it from here. */
 export { REMOTE_RUN_POLL_MAX_MS } from './remote-run-status.js';
@@ -60,43 +76,13 @@ export class RemoteConversation implements BaseConversation {
   readonly workspace: Workspace;
   /** The events, oldest first, with `subscribe()` for new ones. */
   readonly events: ConversationEvents;
-  readonly #client: AgentServerClient;
-  /** Aborted by `close()`, with a `WORKSPACE_CLOSED` reason; every request listens to it. */
-  readonly #closing = new AbortController();
-  readonly #socket: RemoteEventsSocket;
-  readonly #status: RemoteRunStatus;
-  readonly #feed: RemoteEventFeed;
-  #running = false;
-  #closed = false;
+  readonly #session: RemoteConversationSession;
 
-  private constructor(
-    { client, apiKey }: ConversationServer,
-    info: ConversationInfoWire,
-    workspace: Workspace,
-  ) {
-    this.id = info.id;
+  private constructor(session: RemoteConversationSession, workspace: Workspace) {
+    this.id = session.id;
     this.workspace = workspace;
-    this.#client = client;
-    this.#status = new RemoteRunStatus(info.execution_status);
-    this.#feed = new RemoteEventFeed({
-      fetchEvents: () => fetchConversationEvents(client, this.id, this.#closing.signal),
-      status: this.#status,
-    });
-    this.events = this.#feed.events;
-    this.#socket = new RemoteEventsSocket({
-      url: client.websocketUrl(
-        conversationPath(AGENT_SERVER_ROUTES.conversationEventsSocket, this.id),
-      ),
-      host: client.host,
-      apiKey,
-      onFrame: (frame) => this.#feed.onFrame(frame),
-      onReconnected: () => {
-        void this.#feed.sync().catch(() => {
-          // The next reconnect or run() check fills the gap.
-        });
-      },
-      onFatal: (error) => this.#status.fail(error),
-    });
+    this.events = session.events;
+    this.#session = session;
   }
 
   /** Starts a conversation on the workspace's agent-server and connects to its events. */
@@ -109,6 +95,7 @@ export class RemoteConversation implements BaseConversation {
       max_iterations: options.maxIterations ?? agent.maxIterations,
     };
     if (conversationId !== undefined) body.conversation_id = conversationId;
+    Object.assign(body, startConfirmationFields(options));
     if (stuckDetection !== undefined) body.stuck_detection = stuckDetection;
     const info = await closedOnFailure(server, () =>
       server.client.json(
@@ -137,33 +124,32 @@ export class RemoteConversation implements BaseConversation {
     info: ConversationInfoWire,
     workspace: Workspace,
   ): Promise<RemoteConversation> {
-    const conversation = new RemoteConversation(server, info, workspace);
-    try {
-      // Live events that arrive while the history is paged in are held back, then appended.
-      conversation.#feed.hold();
-      await conversation.#socket.start();
-      await conversation.#feed.sync();
-    } catch (error) {
-      await conversation.close();
-      throw error;
-    }
-    return conversation;
+    const session = new RemoteConversationSession(server, info);
+    await session.connect();
+    return new RemoteConversation(session, workspace);
   }
 
   /** The conversation's id and execution status, as last reported by the server. */
   get state(): ConversationState {
-    return { id: this.id, executionStatus: this.#status.current };
+    return { id: this.id, executionStatus: this.#session.status };
+  }
+
+  /** Adds or replaces secrets on the server (`POST …/secrets`); as `LocalConversation`'s. */
+  async updateSecrets(secrets: SecretsUpdate): Promise<void> {
+    const { client, signal } = this.#session.control();
+    const path = this.#session.path(AGENT_SERVER_ROUTES.conversationSecrets);
+    await postConversationSecrets(client, path, secrets, signal);
   }
 
   /** Sends a user message (`POST …/events`); the current or next run reads it. */
   async sendMessage(text: string): Promise<void> {
-    this.#assertOpen();
+    const { client, signal } = this.#session.control();
     if (typeof text !== 'string') throw invalidArgument('text', 'must be a string');
-    await expectOk(this.#client, {
+    await expectOk(client, {
       method: 'POST',
-      path: this.#path(AGENT_SERVER_ROUTES.conversationEvents),
+      path: this.#session.path(AGENT_SERVER_ROUTES.conversationEvents),
       json: { role: 'user', content: [{ type: 'text', text }], run: false },
-      signal: this.#closing.signal,
+      signal,
     });
   }
 
@@ -173,67 +159,94 @@ export class RemoteConversation implements BaseConversation {
    * to then is in {@link RemoteConversation.events}. `signal` pauses the run.
    */
   async run({ signal }: ConversationRunOptions = {}): Promise<ConversationExecutionStatus> {
-    this.#assertOpen();
-    if (this.#running) {
-      throw new WorkspaceError({
-        code: 'RESOURCE_EXHAUSTED',
-        message:
-          'the conversation is already running: wait for run() to resolve, or pause() it first',
-        details: { conversationId: this.id },
-      });
-    }
-    this.#running = true;
-    const onAbort = (): void => {
-      void this.pause().catch(() => {});
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      // 409: a run is going on already; wait for it like for our own.
-      await expectOk(
-        this.#client,
-        {
-          method: 'POST',
-          path: this.#path(AGENT_SERVER_ROUTES.runConversation),
-          signal: this.#closing.signal,
-        },
-        409,
-      );
-      if (signal?.aborted) onAbort();
-      const status = await this.#status.waitUntilNotRunning({
-        fetchStatus: async () =>
-          (await fetchConversationInfo(this.#client, this.id, this.#closing.signal))
-            .execution_status,
-        assertOpen: () => this.#assertOpen(),
-      });
-      await this.#feed.sync();
-      return status;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      this.#running = false;
-    }
+    return this.#session.run(signal);
   }
 
   /** Asks the server to pause the run (`POST …/pause`); it stops after the step in flight. */
   async pause(): Promise<void> {
-    this.#assertOpen();
-    await expectOk(this.#client, {
-      method: 'POST',
-      path: this.#path(AGENT_SERVER_ROUTES.pauseConversation),
-      signal: this.#closing.signal,
-    });
+    await this.#session.pause();
+  }
+
+  /**
+   * Interrupts the run (`POST …/interrupt`): the server cancels the model call or tool in flight
+   * at once and the status becomes `paused` (unlike `pause`, which lets the step finish).
+   */
+  async interrupt(): Promise<void> {
+    await postControl(this.#session.control(), AGENT_SERVER_ROUTES.interruptConversation);
+  }
+
+  /**
+   * Forces a condensation on the server (`POST …/condense`, as `LocalConversation.condense`):
+   * `NOT_SUPPORTED` when the agent has no condenser that condenses on request or there is
+   * nothing to forget.
+   */
+  async condense(): Promise<void> {
+    await postCondense(this.#session.control());
+  }
+
+  /** Sets the confirmation policy on the server (`POST …/confirmation_policy`). */
+  async setConfirmationPolicy(policy: ConfirmationPolicyInput): Promise<void> {
+    await postConfirmationPolicy(this.#session.control(), policy);
+  }
+
+  /** Sets the server's security analyzer: `{ kind: 'PatternSecurityAnalyzer' }` or `null`. */
+  async setSecurityAnalyzer(analyzer: { kind: string } | null): Promise<void> {
+    await postSecurityAnalyzer(this.#session.control(), analyzer);
+  }
+
+  /**
+   * Answers the actions waiting for confirmation (`POST …/events/respond_to_confirmation`), as
+   * `LocalConversation.respondToConfirmation`: an acceptance makes the server run them and, unless
+   * `run: false`, resolves once that run ends (as `run()`); a rejection resolves to the status.
+   */
+  async respondToConfirmation(
+    response: ConfirmationResponse,
+  ): Promise<ConversationExecutionStatus> {
+    await postConfirmationResponse(this.#session.control(), response);
+    if (response.accept && response.run !== false) return this.run({ signal: response.signal });
+    const { client, closing } = this.#session;
+    return (await fetchConversationInfo(client, this.id, closing)).execution_status;
+  }
+
+  /** Sets the title (`PATCH /api/conversations/{id}`, 1 to 200 characters). */
+  async setTitle(title: string): Promise<void> {
+    await patchTitle(this.#session.control(), title);
+  }
+
+  /**
+   * Forks the conversation on its server (`POST …/fork`) and joins the fork: a new conversation
+   * with this one's events up to `fromEventId` (default all), status `idle`.
+   */
+  async fork(options: ForkRemoteConversationOptions = {}): Promise<RemoteConversation> {
+    const info = await postFork(this.#session.control(), options);
+    return RemoteConversation.attach({ workspace: this.workspace, conversationId: info.id });
+  }
+
+  /** Token usage and cost per usage id, from the server (`GET /api/conversations/{id}`'s `stats`). */
+  async stats(): Promise<ConversationStatsWire> {
+    return fetchConversationStats(this.#session.llmTarget());
+  }
+
+  /** Runs the server's next model calls on `llm` (`POST …/switch_llm`; its key travels). */
+  async switchLlm(llm: LanguageModel): Promise<void> {
+    await postSwitchLlm(this.#session.llmTarget(), llm);
+  }
+
+  /** A side question answered by the server's agent (`POST …/ask_agent`); no events recorded. */
+  async askAgent(question: string, options: AskAgentOptions = {}): Promise<string> {
+    return postAskAgent(this.#session.llmTarget(options.signal), question);
+  }
+
+  /** Calls `listener` with each `StreamingDeltaEvent` the events socket brings (not in `events`). */
+  subscribeStreamingDeltas(listener: StreamingDeltaListener): () => void {
+    return this.#session.deltas.subscribe(listener);
   }
 
   /** The agent's last word as the server computes it (`GET …/agent_final_response`). */
   async agentFinalResponse(): Promise<string> {
-    this.#assertOpen();
-    const reply = await this.#client.json(
-      {
-        method: 'GET',
-        path: this.#path(AGENT_SERVER_ROUTES.agentFinalResponse),
-        signal: this.#closing.signal,
-      },
-      agentFinalResponseWireSchema,
-    );
+    const { client, signal } = this.#session.control();
+    const path = this.#session.path(AGENT_SERVER_ROUTES.agentFinalResponse);
+    const reply = await client.json({ method: 'GET', path, signal }, agentFinalResponseWireSchema);
     return reply.response;
   }
 
@@ -242,12 +255,7 @@ export class RemoteConversation implements BaseConversation {
    * `WORKSPACE_CLOSED`. The conversation stays on the server. Idempotent.
    */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#closing.abort(this.#closedError());
-    this.#socket.close();
-    this.#status.close();
-    await this.#client.close();
+    await this.#session.close();
   }
 
   /** Same as {@link RemoteConversation.close}. */
@@ -257,22 +265,6 @@ export class RemoteConversation implements BaseConversation {
 
   /** For tests: drops the events socket as a network failure would; it reconnects by itself. */
   dropEventsConnection(): void {
-    this.#socket.dropConnection();
-  }
-
-  #path(route: string): string {
-    return conversationPath(route, this.id);
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw this.#closedError();
-  }
-
-  #closedError(): WorkspaceError {
-    return new WorkspaceError({
-      code: 'WORKSPACE_CLOSED',
-      message: 'the conversation is closed',
-      details: { conversationId: this.id },
-    });
+    this.#session.dropEventsConnection();
   }
 }

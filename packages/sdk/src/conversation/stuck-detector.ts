@@ -5,6 +5,14 @@ import type {
   ConversationEventWire,
   ObservationEventWire,
 } from '@agent-workspace/protocol';
+import {
+  ALTERNATING_PATTERN_THRESHOLD,
+  actionKey,
+  isAlternating,
+  isMonologue,
+  MONOLOGUE_THRESHOLD,
+  resultKey,
+} from './stuck-patterns.js';
 
 /** Largest stuck-detection threshold. */
 export const MAX_STUCK_THRESHOLD = 100;
@@ -12,10 +20,14 @@ export const MAX_STUCK_THRESHOLD = 100;
 /** Repetitions after which a run is stuck, by default (OpenHands' threshold). */
 export const DEFAULT_STUCK_THRESHOLD = 4;
 
-/** Why {@link detectStuck} thinks the agent is stuck. */
+/** Why {@link detectStuck} thinks the agent is stuck (OpenHands' patterns). */
 export interface StuckPattern {
-  /** The same action with the same observation, or the same action failing every time. */
-  pattern: 'action_observation_loop' | 'action_error_loop';
+  /**
+   * `action_observation_loop`: the same action with the same result; `action_error_loop`: the
+   * same action failing every time; `monologue`: agent messages one after another with nothing
+   * done between; `alternating_pattern`: two actions taking turns with the same two results.
+   */
+  pattern: 'action_observation_loop' | 'action_error_loop' | 'monologue' | 'alternating_pattern';
   /** For people. */
   description: string;
 }
@@ -23,11 +35,37 @@ export interface StuckPattern {
 /**
  * Whether the agent repeats itself since the last user message: the last `threshold` actions
  * are the same (tool and arguments) and their last `threshold` results are the same observation,
- * or are all agent errors. A new user message starts the count again.
+ * or are all agent errors; or, with OpenHands' own thresholds, the agent talks to itself
+ * ({@link MONOLOGUE_THRESHOLD} messages in a row) or alternates between two actions
+ * ({@link ALTERNATING_PATTERN_THRESHOLD} of each, A, B, A, B, …). A new user message starts the
+ * count again. (OpenHands' fifth pattern, context-window errors, is never reported by OpenHands
+ * either.)
  */
 export function detectStuck(
   events: readonly ConversationEventWire[],
   threshold = DEFAULT_STUCK_THRESHOLD,
+): StuckPattern | undefined {
+  const repeated = repeatedAction(events, threshold);
+  if (repeated !== undefined) return repeated;
+  if (isMonologue(events)) {
+    return {
+      pattern: 'monologue',
+      description: `The agent sent ${MONOLOGUE_THRESHOLD} messages in a row without doing anything or hearing from the user.`,
+    };
+  }
+  if (isAlternating(events)) {
+    return {
+      pattern: 'alternating_pattern',
+      description: `The agent alternated between the same two actions ${ALTERNATING_PATTERN_THRESHOLD} times, with the same results.`,
+    };
+  }
+  return undefined;
+}
+
+/** The action-observation and action-error loops. */
+function repeatedAction(
+  events: readonly ConversationEventWire[],
+  threshold: number,
 ): StuckPattern | undefined {
   const actions: ActionEventWire[] = [];
   const results: (ObservationEventWire | AgentErrorEventWire)[] = [];
@@ -53,25 +91,15 @@ export function detectStuck(
       description: `The agent called ${tool} the same way ${threshold} times, and it failed every time.`,
     };
   }
-  const observed = results.map(observationKey);
-  if (observed[0] !== undefined && observed.every((key) => key === observed[0])) {
+  if (results.some((result) => result.kind === 'AgentErrorEvent')) return undefined;
+  const observed = results.map(resultKey);
+  if (observed.every((key) => key === observed[0])) {
     return {
       pattern: 'action_observation_loop',
       description: `The agent called ${tool} the same way ${threshold} times, with the same result.`,
     };
   }
   return undefined;
-}
-
-/** What makes two actions the same: the tool and its arguments (ids and times aside). */
-function actionKey(event: ActionEventWire): string {
-  return JSON.stringify([event.tool_name, event.action ?? event.tool_call.arguments]);
-}
-
-/** What makes two results the same; `undefined` for an error among observations. */
-function observationKey(event: ObservationEventWire | AgentErrorEventWire): string | undefined {
-  if (event.kind === 'AgentErrorEvent') return undefined;
-  return JSON.stringify([event.tool_name, event.observation]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { LLMMessage } from './llm-message.js';
+import type { StreamDeltaListener } from './stream-completion.js';
 
 /** A tool as a model sees it: its name, what it does, and its arguments' JSON Schema. */
 export interface ToolSpec {
@@ -14,12 +15,26 @@ export interface CompletionRequest {
   messages: readonly LLMMessage[];
   tools: readonly ToolSpec[];
   signal?: AbortSignal | undefined;
+  /**
+   * Told each piece of the answer as it streams in, when the model streams (an `LLM` with
+   * `stream: true`, a `ScriptedLLM` with `stream`); the completion still carries the whole
+   * answer.
+   */
+  onStreamDelta?: StreamDeltaListener | undefined;
 }
 
-/** Tokens one completion used. */
+/** Tokens one completion used (OpenHands' `TokenUsage` counts; absent means 0). */
 export interface TokenUsage {
+  /** Prompt tokens, cached ones included. */
   inputTokens: number;
+  /** Completion tokens, reasoning ones included. */
   outputTokens: number;
+  /** Prompt tokens read from the provider's cache. */
+  cacheReadTokens?: number | undefined;
+  /** Prompt tokens written to the provider's cache. */
+  cacheWriteTokens?: number | undefined;
+  /** Completion tokens spent on reasoning. */
+  reasoningTokens?: number | undefined;
 }
 
 /** One answer of a model. */

@@ -31,6 +31,8 @@ export const llmConfigSchema = z.object({
   max_output_tokens: z.number().int().positive().nullish(),
   /** Who the usage is accounted to (OpenHands' `usage_id`, e.g. `agent`, `condenser`). */
   usage_id: z.string().min(1).nullish(),
+  /** Stream answers token by token (OpenHands' `stream`). */
+  stream: z.boolean().nullish(),
 });
 
 /** What {@link llmConfigSchema} accepts. */
@@ -52,6 +54,7 @@ export interface LLMConfig {
   temperature?: number | undefined;
   max_output_tokens?: number | undefined;
   usage_id?: string | undefined;
+  stream?: boolean | undefined;
 }
 
 /**

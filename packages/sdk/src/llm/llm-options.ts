@@ -47,6 +47,12 @@ export interface LLMOptions {
   maxOutputTokens?: number | undefined;
   /** Who the usage is accounted to (OpenHands' `usage_id`). Default `default`. */
   usageId?: string | undefined;
+  /**
+   * Stream each answer (OpenHands' `stream`): text and reasoning deltas go to the request's
+   * `onStreamDelta` as they arrive. A request without `onStreamDelta` is answered whole (as
+   * OpenHands' side questions are). Default false.
+   */
+  stream?: boolean | undefined;
   /** Environment read for unset options. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Called before each retry (for logs and metrics); not part of the JSON config. */
@@ -77,6 +83,7 @@ export const llmOptionsSchema = z.object({
   temperature: z.number().min(0).max(2).optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   usageId: z.string().min(1).optional(),
+  stream: z.boolean().optional(),
 });
 
 /** The options after validation. */

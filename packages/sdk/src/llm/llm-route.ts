@@ -82,6 +82,8 @@ export function createProviderModel(route: LLMRoute, apiKey: string | undefined)
     name: route.provider,
     baseURL: route.baseUrl ?? DEFAULT_BASE_URLS.openai,
     apiKey,
+    // Streamed answers end with their usage (`stream_options.include_usage`).
+    includeUsage: true,
   });
   return openAICompatible.chatModel(route.modelName);
 }

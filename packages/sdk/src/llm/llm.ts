@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type InspectOptions, inspect } from 'node:util';
 import { anySignal } from '@agent-workspace/core/internal';
-import { generateText, type ModelMessage, type ToolSet, wrapLanguageModel } from 'ai';
+import type { ModelMessage, ToolSet } from 'ai';
 import { describeLLMFailure, type LLMFailure } from './describe-llm-failure.js';
+import { generateCompletion } from './generate-completion.js';
 import type { Completion, CompletionRequest, LanguageModel } from './language-model.js';
 import { type LLMConfig, parseLLMConfig } from './llm-config.js';
 import { LLMError } from './llm-error.js';
-import type { LLMMessage, ToolCall } from './llm-message.js';
 import {
   type CheckedLLMOptions,
   checkLLMOptions,
@@ -21,6 +21,11 @@ import {
   type ProviderModel,
   routeLLMModel,
 } from './llm-route.js';
+import {
+  type StreamDeltaListener,
+  streamCompletion,
+  withRawToolArguments,
+} from './stream-completion.js';
 import { toModelMessages } from './to-model-messages.js';
 import { toToolSet } from './to-tool-set.js';
 
@@ -38,7 +43,9 @@ const REDACTED = '[REDACTED]';
 /**
  * A model behind a provider's API, through the Vercel AI SDK: `openai/<model>` (and any prefix
  * with a `baseUrl`) speaks OpenAI chat completions, `anthropic/<model>` the Anthropic API.
- * One request per attempt (non-streaming, tools given as JSON Schema and never executed here),
+ * One request per attempt (streamed with `stream: true` when the request has an
+ * `onStreamDelta`, each text and reasoning delta told to it as it arrives; tools given as JSON
+ * Schema and never executed here),
  * a timeout per attempt, retries with exponential backoff on 408/409/429/5xx, network errors
  * and timeouts (honouring `Retry-After`), usage and cost accounting in {@link LLM.metrics}.
  * Every failure is an {@link LLMError}. The API key never appears in errors, `toString()`,
@@ -105,6 +112,7 @@ export class LLM implements LanguageModel {
       temperature: parsed.temperature ?? undefined,
       maxOutputTokens: parsed.max_output_tokens ?? undefined,
       usageId: parsed.usage_id ?? undefined,
+      stream: parsed.stream ?? undefined,
       env: options.env ?? {},
       onRetry: options.onRetry,
     });
@@ -129,7 +137,7 @@ export class LLM implements LanguageModel {
     for (let attempt = 1; ; attempt++) {
       let failure: LLMFailure;
       try {
-        return this.#account(await this.#attempt(messages, tools, signal));
+        return this.#account(await this.#attempt(messages, tools, signal, request.onStreamDelta));
       } catch (error) {
         if (LLMError.isInstance(error)) throw error;
         failure = this.#describe(error);
@@ -170,6 +178,7 @@ export class LLM implements LanguageModel {
       temperature: options.temperature,
       max_output_tokens: options.maxOutputTokens,
       usage_id: options.usageId,
+      stream: options.stream,
     });
   }
 
@@ -197,6 +206,7 @@ export class LLM implements LanguageModel {
     messages: ModelMessage[],
     tools: ToolSet | undefined,
     signal: AbortSignal | undefined,
+    onStreamDelta: StreamDeltaListener | undefined,
   ): Promise<Completion> {
     if (this.#route.api === 'anthropic' && this.#options.apiKey === undefined) {
       throw this.#error(
@@ -218,48 +228,16 @@ export class LLM implements LanguageModel {
     const abortSignal = anySignal([signal, timeout.signal]);
     // The provider's raw argument text of each tool call, before the AI SDK parses it.
     const rawArguments = new Map<string, string>();
-    const model = wrapLanguageModel({
-      model: this.#providerModel,
-      middleware: {
-        specificationVersion: 'v3',
-        wrapGenerate: async ({ doGenerate }) => {
-          const result = await doGenerate();
-          for (const part of result.content) {
-            if (part.type === 'tool-call') rawArguments.set(part.toolCallId, part.input);
-          }
-          return result;
-        },
-      },
-    });
+    const model = withRawToolArguments(this.#providerModel, rawArguments);
+    const { temperature, maxOutputTokens } = this.#options;
+    const request = { model, messages, tools, abortSignal, temperature, maxOutputTokens };
     try {
-      const result = await generateText({
-        model,
-        messages,
-        tools,
-        allowSystemInMessages: true,
-        maxRetries: 0, // Ours: configurable backoff, typed errors, testable.
-        abortSignal,
-        temperature: this.#options.temperature,
-        maxOutputTokens: this.#options.maxOutputTokens,
-      });
-      const toolCalls: ToolCall[] = result.toolCalls.map((call) => ({
-        id: call.toolCallId,
-        name: call.toolName,
-        arguments: rawArguments.get(call.toolCallId) ?? JSON.stringify(call.input ?? {}),
-      }));
-      const message: LLMMessage = {
-        role: 'assistant',
-        content: result.text,
-        ...(toolCalls.length > 0 ? { toolCalls } : {}),
-      };
-      return {
-        id: result.response.id,
-        message,
-        usage: {
-          inputTokens: result.usage.inputTokens ?? 0,
-          outputTokens: result.usage.outputTokens ?? 0,
-        },
-      };
+      // Streams only for a listener, as OpenHands' `stream` needs its `on_token`.
+      const result =
+        this.#options.stream && onStreamDelta !== undefined
+          ? await streamCompletion({ ...request, rawArguments, onDelta: onStreamDelta })
+          : await generateCompletion({ ...request, rawArguments });
+      return { id: result.responseId, message: result.message, usage: result.usage };
     } catch (error) {
       if (signal?.aborted) throw this.#aborted(signal);
       if (timeout.signal.aborted) {

@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import type { Completion, CompletionRequest, LanguageModel } from './language-model.js';
+import { askAgentQuestionOf } from './ask-agent-prompt.js';
+import type { Completion, CompletionRequest, LanguageModel, TokenUsage } from './language-model.js';
 import { configError } from './llm-config.js';
 import { LLMError } from './llm-error.js';
 import type { ToolCall } from './llm-message.js';
+import {
+  MAX_SCRIPTED_STREAM_CHUNK_CHARS,
+  MAX_SCRIPTED_STREAM_DELAY_MS,
+  streamScriptedAnswer,
+} from './stream-scripted.js';
 
 /** The model id of every {@link ScriptedLLM}: it is a script, not a model. */
 export const SCRIPTED_MODEL = 'scripted';
@@ -16,10 +22,24 @@ const scriptedToolCallSchema = z.object({
   id: z.string().min(1).optional(),
 });
 
+const tokens = z.number().int().min(0).optional();
+
+/** Token counts a scripted step reports (OpenHands' names); absent counts are 0. */
+const scriptedUsageSchema = z.object({
+  prompt_tokens: tokens,
+  completion_tokens: tokens,
+  cache_read_tokens: tokens,
+  cache_write_tokens: tokens,
+  reasoning_tokens: tokens,
+});
+
 const scriptedStepConfigSchema = z
   .object({
     text: z.string().optional(),
     tool_calls: z.array(scriptedToolCallSchema).optional(),
+    /** Reasoning streamed (as `reasoning_content` deltas) before the text; not in the answer. */
+    reasoning: z.string().optional(),
+    usage: scriptedUsageSchema.optional(),
   })
   .refine((step) => step.text !== undefined || (step.tool_calls?.length ?? 0) > 0, {
     message: 'a step needs text, tool_calls or both',
@@ -32,6 +52,16 @@ const scriptedStepConfigSchema = z
 export const scriptedLLMConfigSchema = z.object({
   kind: z.literal('ScriptedLLM'),
   script: z.array(scriptedStepConfigSchema),
+  /** Stream each answer's reasoning and text in chunks to the request's `onStreamDelta`. */
+  stream: z.boolean().optional(),
+  /** Characters per streamed chunk; default 8. */
+  stream_chunk_chars: z.number().int().min(1).max(MAX_SCRIPTED_STREAM_CHUNK_CHARS).optional(),
+  /** Pause before each streamed chunk, in ms (to test cancellation mid-stream); default 0. */
+  stream_delay_ms: z.number().int().min(0).max(MAX_SCRIPTED_STREAM_DELAY_MS).optional(),
+  /** Who the usage is accounted to (OpenHands' `usage_id`); default `default`. */
+  usage_id: z.string().min(1).optional(),
+  /** The answer to every side question (`askAgent`); default a sentence describing the question. */
+  question_answer: z.string().optional(),
 });
 
 /** JSON form of a {@link ScriptedLLM}. */
@@ -40,16 +70,33 @@ export type ScriptedLLMConfig = z.infer<typeof scriptedLLMConfigSchema>;
 /** One tool call of a {@link ScriptedStep}. */
 export type ScriptedToolCall = z.infer<typeof scriptedToolCallSchema>;
 
+/** Token counts a {@link ScriptedStep} reports, OpenHands' names. */
+export type ScriptedUsage = z.infer<typeof scriptedUsageSchema>;
+
 /** One answer of a {@link ScriptedLLM}: assistant text, tool calls, or both. */
 export interface ScriptedStep {
   text?: string | undefined;
   toolCalls?: ScriptedToolCall[] | undefined;
+  /** Reasoning streamed before the text when the model streams (never in the answer). */
+  reasoning?: string | undefined;
+  /** The tokens this answer reports; all 0 when absent. */
+  usage?: ScriptedUsage | undefined;
 }
 
 /** Options of {@link ScriptedLLM}. */
 export interface ScriptedLLMOptions {
   /** The answers, in order. */
   script: readonly ScriptedStep[];
+  /** Stream each answer's reasoning and text in chunks to the request's `onStreamDelta`. */
+  stream?: boolean | undefined;
+  /** Characters per streamed chunk, 1 to 10 000; default 8. */
+  streamChunkChars?: number | undefined;
+  /** Pause before each streamed chunk in ms, 0 to 10 000; default 0. */
+  streamDelayMs?: number | undefined;
+  /** Who the usage is accounted to; default `default`. */
+  usageId?: string | undefined;
+  /** The answer to every side question (`askAgent`); default a sentence describing the question. */
+  questionAnswer?: string | undefined;
 }
 
 /**
@@ -63,20 +110,38 @@ export interface ScriptedLLMOptions {
  * that was cancelled is answered again by the same step.
  * Past the end of the script it answers a final assistant text saying so (no tool calls), which
  * ends an agent's run. A fired `signal` gives an `ABORTED` `LLMError`.
+ *
+ * With `stream`, each answer's `reasoning` and text are told to the request's `onStreamDelta`
+ * in chunks of `streamChunkChars`, each after `streamDelayMs` (so tests see deltas, and can
+ * cancel mid-stream). Each step reports its scripted `usage` (0 tokens otherwise), accounted to
+ * `usageId`. A side question (`askAgent`'s prompt as the last message) is answered with
+ * `questionAnswer` without taking a step of the script.
  */
 export class ScriptedLLM implements LanguageModel {
   readonly model = SCRIPTED_MODEL;
+  /** Who the usage is accounted to. */
+  readonly usageId: string;
+  readonly #config: ScriptedLLMConfig;
   readonly #script: readonly ScriptedStep[];
 
-  constructor({ script }: ScriptedLLMOptions) {
-    const config = { kind: 'ScriptedLLM', script: structuredClone(script.map(stepToConfig)) };
+  constructor(options: ScriptedLLMOptions) {
     // Validate the same way as JSON, so a bad step fails here and not mid-run.
-    this.#script = parseScriptedLLMConfig(config).script.map(stepFromConfig);
+    this.#config = parseScriptedLLMConfig(configOf(options));
+    this.#script = this.#config.script.map(stepFromConfig);
+    this.usageId = this.#config.usage_id ?? 'default';
   }
 
   /** Builds a scripted model from its JSON form. Bad JSON is an `INVALID_CONFIG` `LLMError`. */
   static fromConfig(json: unknown): ScriptedLLM {
-    return new ScriptedLLM({ script: parseScriptedLLMConfig(json).script.map(stepFromConfig) });
+    const config = parseScriptedLLMConfig(json);
+    return new ScriptedLLM({
+      script: config.script.map(stepFromConfig),
+      stream: config.stream,
+      streamChunkChars: config.stream_chunk_chars,
+      streamDelayMs: config.stream_delay_ms,
+      usageId: config.usage_id,
+      questionAnswer: config.question_answer,
+    });
   }
 
   /** Number of steps of the script. */
@@ -86,7 +151,7 @@ export class ScriptedLLM implements LanguageModel {
 
   /** The JSON form: `{ kind: 'ScriptedLLM', script: [...] }`. */
   toConfig(): ScriptedLLMConfig {
-    return { kind: 'ScriptedLLM', script: structuredClone(this.#script.map(stepToConfig)) };
+    return structuredClone(this.#config);
   }
 
   /** Answers the next step of the transcript (see the class). */
@@ -99,12 +164,19 @@ export class ScriptedLLM implements LanguageModel {
       });
     }
     const index = nextStep(request.messages);
+    const last = request.messages.at(-1);
+    const question = last?.role === 'user' ? askAgentQuestionOf(last.content) : undefined;
+    if (question !== undefined) {
+      const text =
+        this.#config.question_answer ??
+        `ScriptedLLM: asked "${question}" after ${request.messages.length - 1} messages.`;
+      return this.#answer(request, `scripted-question-${index}`, { text }, text);
+    }
     const id = `scripted-${index}`;
-    const usage = { inputTokens: 0, outputTokens: 0 };
     const step = this.#script[index];
     if (step === undefined) {
       const text = `ScriptedLLM: the script has ended (${this.#script.length} steps); nothing more to do.`;
-      return { id, message: { role: 'assistant', content: text }, usage };
+      return this.#answer(request, id, { text }, text);
     }
     const toolCalls = (step.toolCalls ?? []).map(
       (call, callIndex): ToolCall => ({
@@ -114,16 +186,63 @@ export class ScriptedLLM implements LanguageModel {
           typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
       }),
     );
+    return this.#answer(request, id, step, step.text ?? '', toolCalls);
+  }
+
+  /** The completion of `step`, streamed first when the model streams. */
+  async #answer(
+    request: CompletionRequest,
+    id: string,
+    step: ScriptedStep,
+    text: string,
+    toolCalls: ToolCall[] = [],
+  ): Promise<Completion> {
+    if (this.#config.stream) {
+      await streamScriptedAnswer({
+        reasoning: step.reasoning ?? '',
+        text,
+        chunkChars: this.#config.stream_chunk_chars ?? 8,
+        delayMs: this.#config.stream_delay_ms ?? 0,
+        signal: request.signal,
+        onDelta: request.onStreamDelta,
+      });
+    }
     return {
       id,
       message: {
         role: 'assistant',
-        content: step.text ?? '',
+        content: text,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
       },
-      usage,
+      usage: usageOf(step.usage),
     };
   }
+}
+
+/** The JSON form of options (validated by the caller). */
+function configOf(options: ScriptedLLMOptions): unknown {
+  const optional = {
+    stream: options.stream,
+    stream_chunk_chars: options.streamChunkChars,
+    stream_delay_ms: options.streamDelayMs,
+    usage_id: options.usageId,
+    question_answer: options.questionAnswer,
+  };
+  return {
+    kind: 'ScriptedLLM',
+    script: structuredClone((options.script ?? []).map(stepToConfig)),
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+  };
+}
+
+function usageOf(usage: ScriptedUsage | undefined): TokenUsage {
+  return {
+    inputTokens: usage?.prompt_tokens ?? 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+    ...(usage?.cache_read_tokens ? { cacheReadTokens: usage.cache_read_tokens } : {}),
+    ...(usage?.cache_write_tokens ? { cacheWriteTokens: usage.cache_write_tokens } : {}),
+    ...(usage?.reasoning_tokens ? { reasoningTokens: usage.reasoning_tokens } : {}),
+  };
 }
 
 /**
@@ -154,6 +273,8 @@ function stepToConfig(step: ScriptedStep): ScriptedLLMConfig['script'][number] {
   return {
     ...(step.text !== undefined ? { text: step.text } : {}),
     ...(step.toolCalls !== undefined ? { tool_calls: step.toolCalls } : {}),
+    ...(step.reasoning !== undefined ? { reasoning: step.reasoning } : {}),
+    ...(step.usage !== undefined ? { usage: step.usage } : {}),
   };
 }
 
@@ -161,5 +282,7 @@ function stepFromConfig(step: ScriptedLLMConfig['script'][number]): ScriptedStep
   return {
     ...(step.text !== undefined ? { text: step.text } : {}),
     ...(step.tool_calls !== undefined ? { toolCalls: step.tool_calls } : {}),
+    ...(step.reasoning !== undefined ? { reasoning: step.reasoning } : {}),
+    ...(step.usage !== undefined ? { usage: step.usage } : {}),
   };
 }

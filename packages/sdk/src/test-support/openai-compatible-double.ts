@@ -17,13 +17,24 @@ export interface DoubleToolCall {
 
 /** What the double answers one chat-completions request with. */
 export type DoubleReply =
-  /** A well-formed completion. */
+  /**
+   * A well-formed completion. A request with `"stream": true` gets it as server-sent events
+   * (`chat.completion.chunk`s): the reasoning, then the text in pieces of `chunkChars`, the tool
+   * calls, the finish reason, and the usage when the request asked for it
+   * (`stream_options.include_usage`), then `data: [DONE]`.
+   */
   | {
       kind: 'completion';
       id?: string;
       text?: string | null;
       toolCalls?: DoubleToolCall[];
-      usage?: { promptTokens: number; completionTokens: number };
+      usage?: DoubleUsage;
+      /** Reasoning sent as `reasoning_content` (streamed, or in the whole message). */
+      reasoning?: string;
+      /** Characters per streamed text chunk; default 4. */
+      chunkChars?: number;
+      /** Pause before each streamed chunk, in ms; default 0. */
+      chunkDelayMs?: number;
     }
   /** An OpenAI error envelope `{"error": {message, type, code}}` with `status` and headers. */
   | {
@@ -38,6 +49,16 @@ export type DoubleReply =
   /** Never answers; the connection stays open until the client gives up or the double closes. */
   | { kind: 'hang' };
 
+/** Token counts of a completion, with OpenHands-relevant details. */
+export interface DoubleUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Sent as `prompt_tokens_details.cached_tokens`. */
+  cachedTokens?: number;
+  /** Sent as `completion_tokens_details.reasoning_tokens`. */
+  reasoningTokens?: number;
+}
+
 /** One request the double received. */
 export interface RecordedRequest {
   method: string;
@@ -45,6 +66,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or the raw text when it is not JSON. */
   body: unknown;
+  /** True once the client closed the connection before the double finished answering. */
+  clientClosed: boolean;
 }
 
 /** Options of {@link OpenAICompatibleDouble.start}. */
@@ -61,8 +84,9 @@ const CHAT_COMPLETIONS = '/v1/chat/completions';
 
 /**
  * A test double of an OpenAI-compatible chat-completions API: a real HTTP server on
- * 127.0.0.1 (port 0) that answers `POST /v1/chat/completions` with scripted replies, in order,
- * and records every request. A request with no reply left gets a 500 that names the problem;
+ * 127.0.0.1 (port 0) that answers `POST /v1/chat/completions` with scripted replies, in order
+ * (streamed as server-sent events when the request asks `"stream": true`), and records every
+ * request (the requested `model` is in its body). A request with no reply left gets a 500 that names the problem;
  * any other path gets an OpenAI-style 404. Use it as `await using`, or call `close()`.
  */
 export class OpenAICompatibleDouble implements AsyncDisposable {
@@ -130,7 +154,17 @@ export class OpenAICompatibleDouble implements AsyncDisposable {
       // Kept as text: the test will see what was sent.
     }
     const path = new URL(request.url ?? '/', 'http://double').pathname;
-    this.requests.push({ method: request.method ?? '', path, headers: request.headers, body });
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      path,
+      headers: request.headers,
+      body,
+      clientClosed: false,
+    };
+    this.requests.push(recorded);
+    response.once('close', () => {
+      if (!response.writableFinished) recorded.clientClosed = true;
+    });
 
     if (request.method !== 'POST' || path !== CHAT_COMPLETIONS) {
       sendError(response, 404, `Unknown request URL: ${request.method} ${path}`, 'unknown_url');
@@ -149,6 +183,10 @@ export class OpenAICompatibleDouble implements AsyncDisposable {
     }
     switch (reply.kind) {
       case 'completion':
+        if ((body as { stream?: unknown }).stream === true) {
+          await streamCompletion(response, reply, body);
+          return;
+        }
         sendJson(response, 200, completionBody(reply, body));
         return;
       case 'error':
@@ -168,12 +206,82 @@ export class OpenAICompatibleDouble implements AsyncDisposable {
   }
 }
 
+/** Sends `reply` as OpenAI's streamed chunks; a client that leaves ends it early. */
+async function streamCompletion(
+  response: ServerResponse,
+  reply: Extract<DoubleReply, { kind: 'completion' }>,
+  request: unknown,
+): Promise<void> {
+  const id = reply.id ?? 'chatcmpl-double';
+  const model = (request as { model?: unknown }).model ?? 'double';
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  const size = Math.max(1, reply.chunkChars ?? 4);
+  const pieces = (text: string): string[] => {
+    const characters = [...text];
+    const result: string[] = [];
+    for (let at = 0; at < characters.length; at += size) {
+      result.push(characters.slice(at, at + size).join(''));
+    }
+    return result;
+  };
+  const toolCalls = reply.toolCalls ?? [];
+  const frames: unknown[] = [
+    chunk({ role: 'assistant', content: '' }),
+    ...pieces(reply.reasoning ?? '').map((piece) => chunk({ reasoning_content: piece })),
+    ...pieces(reply.text ?? '').map((piece) => chunk({ content: piece })),
+    ...toolCalls.map((call, index) =>
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: call.arguments },
+          },
+        ],
+      }),
+    ),
+    chunk({}, toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+  ];
+  const options = (request as { stream_options?: { include_usage?: unknown } }).stream_options;
+  if (options?.include_usage === true) {
+    frames.push({ ...chunk({}), choices: [], usage: usageBody(reply.usage) });
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const frame of frames) {
+    if (reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
+    if (response.destroyed) return;
+    response.write(`data: ${JSON.stringify(frame)}\n\n`);
+  }
+  response.end('data: [DONE]\n\n');
+}
+
+function usageBody(given: DoubleUsage | undefined): Record<string, unknown> {
+  const usage = given ?? { promptTokens: 10, completionTokens: 5 };
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    ...(usage.cachedTokens === undefined
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: usage.cachedTokens } }),
+    ...(usage.reasoningTokens === undefined
+      ? {}
+      : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } }),
+  };
+}
+
 function completionBody(
   reply: Extract<DoubleReply, { kind: 'completion' }>,
   request: unknown,
 ): Record<string, unknown> {
   const toolCalls = reply.toolCalls ?? [];
-  const usage = reply.usage ?? { promptTokens: 10, completionTokens: 5 };
   return {
     id: reply.id ?? 'chatcmpl-double',
     object: 'chat.completion',
@@ -185,6 +293,7 @@ function completionBody(
         message: {
           role: 'assistant',
           content: reply.text ?? null,
+          ...(reply.reasoning === undefined ? {} : { reasoning_content: reply.reasoning }),
           ...(toolCalls.length > 0
             ? {
                 tool_calls: toolCalls.map((call) => ({
@@ -198,11 +307,7 @@ function completionBody(
         finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
       },
     ],
-    usage: {
-      prompt_tokens: usage.promptTokens,
-      completion_tokens: usage.completionTokens,
-      total_tokens: usage.promptTokens + usage.completionTokens,
-    },
+    usage: usageBody(reply.usage),
   };
 }
 

@@ -153,7 +153,8 @@ export class TerminalTool implements Tool<TerminalArgs> {
     const problem = checkCommandText(command);
     if (problem) return refusal(command, `The command ${problem.reason}.`);
     const seconds = timeout ?? this.#defaultTimeoutSeconds;
-    const wrapped = wrapTerminalCommand({ command, state: this.#state });
+    const secrets = await context.secrets?.envFor(command, { signal: context.signal });
+    const wrapped = wrapTerminalCommand({ command, state: this.#state, secrets: secrets?.env });
     const result = await context.workspace.executeCommand(wrapped.script, {
       env: wrapped.env,
       timeoutMs: Math.ceil(seconds * 1000),
@@ -162,7 +163,9 @@ export class TerminalTool implements Tool<TerminalArgs> {
     const { output: stdout, state } = wrapped.unwrap(result.stdout);
     // The command's stderr is merged into stdout; stderr holds only what escaped the wrapper.
     const output = joinOutput(stdout, result.stderr);
-    const notes: string[] = [];
+    const notes = (secrets?.failures ?? []).map(
+      (failure) => `[Secret ${failure.name} was not set: ${failure.reason}]`,
+    );
     // A command stopped by its timeout leaves the session as it was, whether or not its shell
     // managed to record a state while being killed: deterministic for the model.
     if (state !== undefined && !result.timeoutOccurred) {

@@ -1,5 +1,6 @@
 import type { ActionExecutor, Workspace } from '@agent-workspace/core';
 import type { z } from 'zod';
+import type { CommandSecrets } from '../secrets/conversation-secrets.js';
 
 /** What a tool acts on. */
 export interface ToolContext {
@@ -12,6 +13,11 @@ export interface ToolContext {
    */
   actions?: ActionExecutor | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * The conversation's secrets: the terminal gives each command the secrets it names as
+   * environment variables (`ConversationSecrets`).
+   */
+  secrets?: CommandSecrets | undefined;
 }
 
 /** Whether a tool can be offered to the model, and why not. */

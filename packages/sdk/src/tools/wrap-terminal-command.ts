@@ -14,6 +14,11 @@ export interface WrapTerminalCommandOptions {
   command: string;
   /** State to restore first; none for a fresh terminal. */
   state?: TerminalState | undefined;
+  /**
+   * Variables exported after the state is restored, so they win over it (the conversation's
+   * secrets); names that are not environment variable names are left out.
+   */
+  secrets?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A command ready for `executeCommand`, and how to read its standard output. */
@@ -43,12 +48,14 @@ export interface WrappedTerminalCommand {
 export function wrapTerminalCommand({
   command,
   state,
+  secrets = {},
 }: WrapTerminalCommandOptions): WrappedTerminalCommand {
   const marker = `__AW_TERMINAL_${randomBytes(12).toString('hex')}__`;
   const env: Record<string, string> = { AW_TERMINAL_COMMAND: command };
   if (state !== undefined) env.AW_TERMINAL_CWD = state.cwd;
   if (state?.exports !== undefined) env.AW_TERMINAL_STATE = state.exports;
-  const script = `__aw_command=$AW_TERMINAL_COMMAND
+  const secret = secretLines(secrets, env);
+  const script = `${secret.take}__aw_command=$AW_TERMINAL_COMMAND
 __aw_cwd=\${AW_TERMINAL_CWD-}
 __aw_has_state=\${AW_TERMINAL_STATE+1}
 __aw_state=\${AW_TERMINAL_STATE-}
@@ -57,7 +64,7 @@ if [ -n "$__aw_has_state" ]; then
   for __aw_name in $(compgen -e 2>/dev/null); do unset "$__aw_name" 2>/dev/null; done
   eval "$__aw_state" 2>/dev/null
 fi
-if [ -n "$__aw_cwd" ]; then
+${secret.give}if [ -n "$__aw_cwd" ]; then
   __aw_oldpwd=\${OLDPWD-}
   cd -- "$__aw_cwd" 2>/dev/null ||
     printf '[The previous working directory %s is gone; running in %s.]\\n' "$__aw_cwd" "$(pwd)"
@@ -77,6 +84,28 @@ trap __aw_finish EXIT
 eval "$__aw_command" 2>&1
 `;
   return { script, env, unwrap: (stdout) => unwrap(stdout, marker) };
+}
+
+/**
+ * Script lines for secrets: each value travels in `AW_TERMINAL_SECRET_<i>` (added to `env`), is
+ * moved into a shell variable first (`take`), and exported under its name once the state is
+ * restored (`give`). Names are checked, so they are safe in the script.
+ */
+function secretLines(
+  secrets: Readonly<Record<string, string>>,
+  env: Record<string, string>,
+): { take: string; give: string } {
+  let take = '';
+  let give = '';
+  let index = 0;
+  for (const [name, value] of Object.entries(secrets)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+    env[`AW_TERMINAL_SECRET_${index}`] = value;
+    take += `__aw_secret_${index}=$AW_TERMINAL_SECRET_${index}; unset AW_TERMINAL_SECRET_${index}\n`;
+    give += `export ${name}="$__aw_secret_${index}"; unset __aw_secret_${index}\n`;
+    index += 1;
+  }
+  return { take, give };
 }
 
 /** Reads `<output>\n<M>\n<cwd>\n<M>\n<export -p><M>\n` from the end, so output may hold anything. */

@@ -1,5 +1,7 @@
 import { AGENT_SERVER_ROUTES, conversationPath } from '@agent-workspace/protocol';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
+import type { AgentServerOptions } from '../../agent-server-options.js';
+import { startTestServer, type TestServer } from '../../testing/start-test-server.js';
 
 /** A JSON answer of the server. */
 export interface ApiAnswer {
@@ -8,6 +10,21 @@ export interface ApiAnswer {
   text: string;
   // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
   json: any;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` hooks that start a {@link startTestServer} with `options` for
+ * the enclosing suite and close it; the returned object gets the server's fields once started.
+ */
+export function useTestServer(options: AgentServerOptions = {}): TestServer {
+  const holder = {} as TestServer;
+  beforeAll(async () => {
+    Object.assign(holder, await startTestServer(options));
+  });
+  afterAll(async () => {
+    await holder.close?.();
+  });
+  return holder;
 }
 
 /** One JSON request to a test server. */
@@ -24,6 +41,17 @@ export async function api(
   });
   const text = await response.text();
   return { status: response.status, text, json: text ? JSON.parse(text) : undefined };
+}
+
+/** {@link api} without the raw text, so a whole answer can be compared with `toEqual`. */
+export async function jsonApi(
+  base: string,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<Omit<ApiAnswer, 'text'>> {
+  const { status, json } = await api(base, method, route, body);
+  return { status, json };
 }
 
 /** A ScriptedLLM agent's JSON: each command with the terminal, then finish. */

@@ -1,0 +1,12 @@
+/**
+ * Test helpers of `@agent-workspace/sdk`, for tests of code that calls a model: a real loopback
+ * HTTP server standing in for an OpenAI-compatible provider (a test double, never a model).
+ */
+export {
+  type DoubleReply,
+  type DoubleToolCall,
+  type DoubleUsage,
+  OpenAICompatibleDouble,
+  type OpenAICompatibleDoubleOptions,
+  type RecordedRequest,
+} from '../test-support/openai-compatible-double.js';

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { startTestServer, type TestServer } from '@agent-workspace/agent-server/testing';
 import { SECRET_MASK } from '@agent-workspace/protocol';
 import { LLM } from '@agent-workspace/sdk';
+import { OpenAICompatibleDouble } from '@agent-workspace/sdk/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
 // A loopback OpenAI-compatible model provider (a test double, not a mock of ours).
-import { ChatCompletionsDouble } from '../test-support/chat-completions-double.js';
 
 // As in openhands-remote-conversation: the client's ESM build needs a CommonJS `require` for `ws`.
 const clientEntry = createRequire(import.meta.url).resolve('@openhands/typescript-client');
@@ -38,12 +39,12 @@ const call = (id: string, name: string, command: string) => ({
 describe("the official OpenHands client's updateSecrets", () => {
   let t: TestServer;
   let stateDir: string;
-  let model: ChatCompletionsDouble;
+  let model: OpenAICompatibleDouble;
 
   beforeAll(async () => {
     stateDir = await mkdtemp(path.join(os.tmpdir(), 'openhands-secrets-state-'));
     t = await startTestServer({ sessionApiKeys: [KEY], stateDir });
-    model = await ChatCompletionsDouble.start();
+    model = await OpenAICompatibleDouble.start();
   });
   afterAll(async () => {
     await t.close();
@@ -52,15 +53,18 @@ describe("the official OpenHands client's updateSecrets", () => {
   });
 
   it('gives the secret to a command while no event, page, file or model request shows it', async () => {
-    model.answer(
-      [
-        call(
-          'call_1',
-          'terminal',
-          'printf %s "$MY_TOKEN" > client-secret.txt; echo "$MY_TOKEN" | base64; echo "$MY_TOKEN" | xxd -p; env | grep MY_TOKEN',
-        ),
-      ],
-      [call('call_2', 'finish', 'used the token')],
+    model.reply(
+      {
+        kind: 'completion',
+        toolCalls: [
+          call(
+            'call_1',
+            'terminal',
+            'printf %s "$MY_TOKEN" > client-secret.txt; echo "$MY_TOKEN" | base64; echo "$MY_TOKEN" | xxd -p; env | grep MY_TOKEN',
+          ),
+        ],
+      },
+      { kind: 'completion', toolCalls: [call('call_2', 'finish', 'used the token')] },
     );
     const llm = new LLM({
       model: 'openai/test-model',
@@ -109,7 +113,10 @@ describe("the official OpenHands client's updateSecrets", () => {
         { headers: { 'X-Session-API-Key': KEY } },
       );
       expectHidden('event pages', await page.text());
-      expectHidden('the model requests', JSON.stringify(model.requests));
+      expectHidden(
+        'the model requests',
+        JSON.stringify(model.chatRequests.map((request) => request.body)),
+      );
       const zip = Buffer.from(await (await conversation.downloadTrajectory()).arrayBuffer());
       expect(zip.length).toBeGreaterThan(0);
       expectHidden('the trajectory zip', zip.toString('latin1'));

@@ -1,16 +1,12 @@
 import { invalidArgument } from '@agent-workspace/core';
-import type {
-  ActionEventWire,
-  AgentErrorEventWire,
-  ConversationEventWire,
-  ObservationEventWire,
-} from '@agent-workspace/protocol';
+import type { ConversationEventWire } from '@agent-workspace/protocol';
 import {
   ALTERNATING_PATTERN_THRESHOLD,
   actionKey,
   isAlternating,
   isMonologue,
   MONOLOGUE_THRESHOLD,
+  recentSteps,
   resultKey,
 } from './stuck-patterns.js';
 
@@ -67,20 +63,7 @@ function repeatedAction(
   events: readonly ConversationEventWire[],
   threshold: number,
 ): StuckPattern | undefined {
-  const actions: ActionEventWire[] = [];
-  const results: (ObservationEventWire | AgentErrorEventWire)[] = [];
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!;
-    if (event.kind === 'MessageEvent' && event.source === 'user') break;
-    if (event.kind === 'ActionEvent' && actions.length < threshold) actions.push(event);
-    if (
-      (event.kind === 'ObservationEvent' || event.kind === 'AgentErrorEvent') &&
-      results.length < threshold
-    ) {
-      results.push(event);
-    }
-    if (actions.length >= threshold && results.length >= threshold) break;
-  }
+  const { actions, results } = recentSteps(events, threshold);
   if (actions.length < threshold || results.length < threshold) return undefined;
   const first = actionKey(actions[0]!);
   if (!actions.every((action) => actionKey(action) === first)) return undefined;

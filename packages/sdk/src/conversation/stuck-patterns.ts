@@ -60,6 +60,24 @@ export function isAlternating(
   events: readonly ConversationEventWire[],
   threshold = ALTERNATING_PATTERN_THRESHOLD,
 ): boolean {
+  const { actions, results } = recentSteps(events, threshold);
+  if (actions.length < threshold || results.length < threshold) return false;
+  return everyOtherMatches(actions, actionKey) && everyOtherMatches(results, resultKey);
+}
+
+function everyOtherMatches<T extends Step>(steps: readonly T[], keyOf: (step: T) => string) {
+  const keys = steps.map(keyOf);
+  return keys.every((key, index) => index + 2 >= keys.length || key === keys[index + 2]);
+}
+
+/**
+ * The newest `threshold` actions and the newest `threshold` results (observations and agent
+ * errors) since the last user message, newest first: fewer when the run has not made as many.
+ */
+export function recentSteps(
+  events: readonly ConversationEventWire[],
+  threshold: number,
+): { actions: ActionEventWire[]; results: (ObservationEventWire | AgentErrorEventWire)[] } {
   const actions: ActionEventWire[] = [];
   const results: (ObservationEventWire | AgentErrorEventWire)[] = [];
   for (let index = events.length - 1; index >= 0; index--) {
@@ -74,11 +92,5 @@ export function isAlternating(
     }
     if (actions.length === threshold && results.length === threshold) break;
   }
-  if (actions.length < threshold || results.length < threshold) return false;
-  return everyOtherMatches(actions, actionKey) && everyOtherMatches(results, resultKey);
-}
-
-function everyOtherMatches<T extends Step>(steps: readonly T[], keyOf: (step: T) => string) {
-  const keys = steps.map(keyOf);
-  return keys.every((key, index) => index + 2 >= keys.length || key === keys[index + 2]);
+  return { actions, results };
 }

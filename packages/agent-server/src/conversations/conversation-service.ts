@@ -219,8 +219,8 @@ export class ConversationService {
         if (this.#records.has(forkId)) throw taken();
         this.#assertOpen();
         this.#records.assertRoom();
-        return this.#admit(await forkConversation(this.#opening, { source, forkId, request }))
-          .record;
+        const forked = await forkConversation(this.#opening, { source, forkId, request });
+        return this.#admit(forked, forked.secrets).record;
       }),
     );
   }

@@ -107,6 +107,33 @@ describe('conversation secret routes', () => {
     for (const content of entries.values()) expectHidden(content.toString('utf8'));
   });
 
+  it('copies the secrets into a fork, whose own updates leave the source alone', async () => {
+    const created = await start(
+      scriptedAgent('printf "%s\\n" "$MY_TOKEN" >> fork-delivered.txt'),
+    );
+    const id = created.json.id as string;
+    await post(id, { secrets: { MY_TOKEN: TOKEN } });
+    const forked = await api(server.url, 'POST', conversationPath(R.forkConversation, id), {});
+    expect(forked.status).toBe(201);
+    const forkId = forked.json.id as string;
+    const replaced = `${TOKEN}_fork`;
+    expect((await post(forkId, { secrets: { MY_TOKEN: replaced } })).status).toBe(200);
+    expect((await runWithMessage(forkId)).status).toBe(200);
+    await waitForStatus(server.url, forkId, 'finished');
+    expect((await runWithMessage(id)).status).toBe(200);
+    await waitForStatus(server.url, id, 'finished');
+    const delivered = await readFile(path.join(workingDir, 'fork-delivered.txt'), 'utf8');
+    expect(delivered).toBe(`${replaced}\n${TOKEN}\n`);
+    // The fork masks what the source knew as well as its own value.
+    const events = await api(
+      server.url,
+      'GET',
+      `${conversationPath(R.searchConversationEvents, forkId)}?limit=100`,
+    );
+    expectHidden(events.text);
+    expect(events.text).not.toContain(replaced);
+  });
+
   it('takes secrets in the start request (plain strings, {value})', async () => {
     const created = await start(
       scriptedAgent('printf "%s|%s" "$START_A" "$START_B" > start-delivered.txt'),

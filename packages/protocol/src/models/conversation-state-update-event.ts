@@ -13,6 +13,10 @@ export const CONVERSATION_STATE_KEYS = {
   stats: 'stats',
   /** The agent's JSON (without API keys), after `switch_llm` changed its model. */
   agent: 'agent',
+  /** The confirmation policy, after it was set. */
+  confirmationPolicy: 'confirmation_policy',
+  /** The security analyzer (`{ kind }` or `null`), after it was set. */
+  securityAnalyzer: 'security_analyzer',
 } as const;
 
 /**

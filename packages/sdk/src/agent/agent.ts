@@ -7,7 +7,7 @@ import {
   WorkspaceError,
 } from '@agent-workspace/core';
 import type { ConversationEventWire } from '@agent-workspace/protocol';
-import type { Condenser } from '../condenser/condenser.js';
+import type { Condenser, CondenserResponseListener } from '../condenser/condenser.js';
 import { condensationFor, condenserFromConfig } from '../condenser/condenser-from-config.js';
 import { newEventBase } from '../events/new-event-base.js';
 import type { Completion, LanguageModel } from '../llm/language-model.js';
@@ -76,6 +76,8 @@ export interface AgentStepContext {
   onStreamDelta?: StreamDeltaListener | undefined;
   /** Told the model's completion and how long the call took, before anything is emitted. */
   onLLMResponse?: ((completion: Completion, latencyMs: number) => void) | undefined;
+  /** Told each response of the condenser's summarising model (OpenHands accounts it apart). */
+  onCondenserResponse?: CondenserResponseListener | undefined;
 }
 
 /** What one {@link Agent.step} did. */
@@ -239,7 +241,10 @@ export class Agent {
     const { emit, tools, signal } = context;
     if (signal?.aborted) throw abortedError(signal);
     // A condensation is this step's work (OpenHands): the next step shows the condensed view.
-    const condensation = await condensationFor(this.condenser, context.events, signal);
+    const condensation = await condensationFor(this.condenser, context.events, {
+      signal,
+      onLLMResponse: context.onCondenserResponse,
+    });
     if (condensation !== undefined) {
       emit(condensation);
       return { finished: false };

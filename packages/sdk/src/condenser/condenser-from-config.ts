@@ -4,6 +4,7 @@ import type { LanguageModel } from '../llm/language-model.js';
 import { ScriptedLLM } from '../llm/scripted-llm.js';
 import { condensedView } from './condensation-view.js';
 import {
+  type CondenseRequest,
   type Condenser,
   LLMSummarizingCondenser,
   NoOpCondenser,
@@ -73,10 +74,10 @@ function condenserOf(config: CondenserConfig, options: CondenserFromConfigOption
 export async function condensationFor(
   condenser: Condenser | undefined,
   events: readonly ConversationEventWire[],
-  signal?: AbortSignal | undefined,
+  options: Pick<CondenseRequest, 'signal' | 'onLLMResponse'> = {},
 ): Promise<ConversationEventWire | undefined> {
   if (condenser === undefined) return undefined;
   const view = condensedView(events);
   const requested = view.requested && condenser.handlesRequests;
-  return condenser.condense({ view: view.events, requested, signal });
+  return condenser.condense({ view: view.events, requested, ...options });
 }

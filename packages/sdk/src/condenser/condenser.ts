@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkspaceError } from '@agent-workspace/core';
 import type { CondensationEventWire } from '@agent-workspace/protocol';
 import { newEventBase } from '../events/new-event-base.js';
-import type { LanguageModel } from '../llm/language-model.js';
+import type { Completion, LanguageModel } from '../llm/language-model.js';
 import { cutPoints, nextCutPoint, type ViewEvent } from './condensation-view.js';
 import {
   type CondenserConfig,
@@ -18,7 +18,16 @@ export interface CondenseRequest {
   /** True when someone asked for a condensation (`condense()`): it must happen now. */
   requested: boolean;
   signal?: AbortSignal | undefined;
+  /** Told each response of a summarising model and how long it took (for the stats). */
+  onLLMResponse?: CondenserResponseListener | undefined;
 }
+
+/** Told a condenser's model response, with the model and the call's time in milliseconds. */
+export type CondenserResponseListener = (
+  model: LanguageModel,
+  completion: Completion,
+  latencyMs: number,
+) => void;
 
 /** Turns a long view into a `Condensation`, or says none is needed. */
 export interface Condenser {
@@ -77,7 +86,7 @@ export class RollingWindowCondenser implements Condenser {
     const range = this.forgottenRange(request);
     if (range === undefined) return undefined;
     const forgotten = request.view.slice(range.start, range.end);
-    return this.condensation(forgotten, range.start, request.signal);
+    return this.condensation(forgotten, range.start, request);
   }
 
   toConfig(): CondenserConfig {
@@ -110,7 +119,7 @@ export class RollingWindowCondenser implements Condenser {
   protected async condensation(
     forgotten: readonly ViewEvent[],
     _offset: number,
-    _signal: AbortSignal | undefined,
+    _request: CondenseRequest,
   ): Promise<CondensationEventWire> {
     return {
       kind: 'Condensation',
@@ -175,13 +184,15 @@ export class LLMSummarizingCondenser extends RollingWindowCondenser {
   protected override async condensation(
     forgotten: readonly ViewEvent[],
     offset: number,
-    signal: AbortSignal | undefined,
+    { signal, onLLMResponse }: CondenseRequest,
   ): Promise<CondensationEventWire> {
+    const started = performance.now();
     const completion = await this.llm.complete({
       messages: [{ role: 'user', content: summarizingPrompt(forgotten) }],
       tools: [],
       signal,
     });
+    onLLMResponse?.(this.llm, completion, performance.now() - started);
     const summary = completion.message.content.trim() === '' ? null : completion.message.content;
     return {
       kind: 'Condensation',

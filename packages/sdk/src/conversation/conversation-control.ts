@@ -4,6 +4,7 @@ import {
   MAX_CONVERSATION_TITLE_LENGTH,
 } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
+import type { CondenserResponseListener } from '../condenser/condenser.js';
 import { condensationFor } from '../condenser/condenser-from-config.js';
 import { newEventBase } from '../events/new-event-base.js';
 import type { ConversationHistory } from './conversation-history.js';
@@ -60,6 +61,8 @@ export async function condenseHistory(options: {
   record: (event: ConversationEventWire) => void;
   running: boolean;
   signal?: AbortSignal | undefined;
+  /** Told each response of the condenser's summarising model (for the stats). */
+  onLLMResponse?: CondenserResponseListener | undefined;
 }): Promise<void> {
   const { condenser } = options.agent;
   if (condenser === undefined || !condenser.handlesRequests) {
@@ -82,11 +85,10 @@ export async function condenseHistory(options: {
     return;
   }
   // Computed before anything is recorded, so a refusal leaves no dangling request.
-  const condensation = await condensationFor(
-    condenser,
-    [...options.events, request],
-    options.signal,
-  );
+  const condensation = await condensationFor(condenser, [...options.events, request], {
+    signal: options.signal,
+    onLLMResponse: options.onLLMResponse,
+  });
   if (condensation === undefined) return;
   options.record(request);
   options.record(condensation);

@@ -6,6 +6,7 @@ import {
 } from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
 import { ASK_AGENT_USAGE_ID, askAgent } from '../agent/ask-agent.js';
+import type { CondenserResponseListener } from '../condenser/condenser.js';
 import { newEventBase } from '../events/new-event-base.js';
 import type { Completion, LanguageModel } from '../llm/language-model.js';
 import type { StreamDelta } from '../llm/stream-completion.js';
@@ -43,6 +44,9 @@ export interface ConversationLLMControlOptions {
   /** Persists the conversation's state (it carries the stats). */
   saveState: () => void;
 }
+
+/** The usage id the condenser's model calls are accounted under (OpenHands'). */
+export const CONDENSER_USAGE_ID = 'condenser';
 
 /** Options of {@link ConversationLLMControl.recordResponse}. */
 export interface RecordResponseOptions {
@@ -139,6 +143,18 @@ export class ConversationLLMControl {
       key: CONVERSATION_STATE_KEYS.agent,
       value: agentConfig,
     });
+  }
+
+  /**
+   * What accounts the condenser's summarising calls, under {@link CONDENSER_USAGE_ID} (as
+   * OpenHands' condenser LLM), each followed by a `stats` state update.
+   */
+  condenserListener(): CondenserResponseListener {
+    return (model, completion, latencyMs) =>
+      this.recordResponse(model, completion, latencyMs, {
+        usageId: CONDENSER_USAGE_ID,
+        event: true,
+      });
   }
 
   /**

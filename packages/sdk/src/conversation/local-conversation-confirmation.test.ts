@@ -41,6 +41,23 @@ describe('LocalConversation confirmation mode', () => {
     expect(ofKind(conversation.events, 'ActionEvent')[0]?.security_risk).toBe('UNKNOWN');
   });
 
+  it('records each new policy and analyzer as a state update event', async () => {
+    const { agent } = scriptedAgent([{ toolCalls: [finish('ok')] }]);
+    await using conversation = await start(agent);
+    await conversation.setConfirmationPolicy({ kind: 'ConfirmRisky', threshold: 'MEDIUM' });
+    await conversation.setSecurityAnalyzer({ kind: 'PatternSecurityAnalyzer' });
+    const updates = ofKind(conversation.events, 'ConversationStateUpdateEvent').map(
+      ({ key, value }) => ({ key, value }),
+    );
+    expect(updates).toEqual([
+      {
+        key: 'confirmation_policy',
+        value: expect.objectContaining({ kind: 'ConfirmRisky', threshold: 'MEDIUM' }),
+      },
+      { key: 'security_analyzer', value: { kind: 'PatternSecurityAnalyzer' } },
+    ]);
+  });
+
   it('AlwaysConfirm: records the action, runs nothing, waits; accepted, it runs and the run goes on', async () => {
     const { agent, llm } = scriptedAgent([
       { text: 'creating it', toolCalls: [terminal('touch ran.txt')] },

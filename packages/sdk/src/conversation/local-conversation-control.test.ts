@@ -125,6 +125,10 @@ describe('condense', () => {
       'Condensation',
     ]);
     expectWireEvents(conversation.events);
+    // The summarising call is accounted apart, under OpenHands' `condenser` usage id.
+    const usageIds = Object.keys(conversation.stats().usage_to_metrics);
+    expect(usageIds).toContain('condenser');
+    expect(usageIds).toHaveLength(2);
     await conversation.close();
 
     const second = scriptedAgent([{ text: 'ok' }], { condenser });

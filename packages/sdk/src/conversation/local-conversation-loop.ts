@@ -54,6 +54,7 @@ export async function runLocalAgentLoop(
         signal,
         review: confirmation.reviewer(workspace.workingDir),
         onStreamDelta: (delta) => deltas.push(delta),
+        onCondenserResponse: llmControl.condenserListener(),
         onLLMResponse: (completion, ms) => {
           deltas.end();
           llmControl.recordResponse(agent.llm, completion, ms, { event: true });

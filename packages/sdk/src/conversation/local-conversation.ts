@@ -1,5 +1,9 @@
 import { invalidArgument, type Workspace } from '@agent-workspace/core';
-import type { ConversationExecutionStatus, ConversationStatsWire } from '@agent-workspace/protocol';
+import {
+  CONVERSATION_STATE_KEYS,
+  type ConversationExecutionStatus,
+  type ConversationStatsWire,
+} from '@agent-workspace/protocol';
 import type { Agent } from '../agent/agent.js';
 import { newEventBase } from '../events/new-event-base.js';
 import type { LanguageModel } from '../llm/language-model.js';
@@ -160,6 +164,7 @@ export class LocalConversation implements AsyncDisposable {
   async setConfirmationPolicy(policy: ConfirmationPolicyInput): Promise<void> {
     this.#core.assertOpen();
     this.#core.confirmation.setPolicy(policy);
+    this.#recordSetting('confirmationPolicy', this.#core.confirmation.settings.policy);
     await this.#core.save();
   }
 
@@ -167,6 +172,7 @@ export class LocalConversation implements AsyncDisposable {
   async setSecurityAnalyzer(analyzer: SecurityAnalyzerOption): Promise<void> {
     this.#core.assertOpen();
     this.#core.confirmation.setAnalyzer(analyzer);
+    this.#recordSetting('securityAnalyzer', this.#core.confirmation.settings.securityAnalyzer);
     await this.#core.save();
   }
 
@@ -269,7 +275,7 @@ export class LocalConversation implements AsyncDisposable {
     core.assertOpen();
     await condenseHistory({
       ...{ agent: core.agent, events: core.eventView, record: (event) => core.record(event) },
-      ...{ running: core.running, signal },
+      ...{ running: core.running, signal, onLLMResponse: core.llmControl.condenserListener() },
     });
     await core.writer.flush();
   }
@@ -277,8 +283,8 @@ export class LocalConversation implements AsyncDisposable {
   /**
    * A new, independent conversation holding this one's kept events up to `fromEventId` (default
    * all; the same event ids), status `idle`, with the same agent and workspace unless given.
-   * Give it its own `persistenceDir` (or none). Secrets are not copied. `NOT_FOUND` for an
-   * unknown `fromEventId`.
+   * Give it its own `persistenceDir` (or none). The secrets are copied (as OpenHands does; the
+   * fork's own `secrets` option replaces them). `NOT_FOUND` for an unknown `fromEventId`.
    */
   async fork(options: ForkLocalConversationOptions = {}): Promise<LocalConversation> {
     this.#core.assertOpen();
@@ -289,6 +295,7 @@ export class LocalConversation implements AsyncDisposable {
       agent: this.agent,
       workspace: this.workspace,
       history: this.history.limits,
+      secrets: this.#core.secrets.copy(),
       ...rest,
     });
     for (const event of events) fork.#core.writer.record(event);
@@ -316,5 +323,16 @@ export class LocalConversation implements AsyncDisposable {
   /** Same as {@link LocalConversation.close}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** Records a setting's new value as a state update, as OpenHands does for its state fields. */
+  #recordSetting(key: 'confirmationPolicy' | 'securityAnalyzer', value: unknown): void {
+    this.#core.record({
+      kind: 'ConversationStateUpdateEvent',
+      ...newEventBase(),
+      source: 'environment',
+      key: CONVERSATION_STATE_KEYS[key],
+      value,
+    });
   }
 }

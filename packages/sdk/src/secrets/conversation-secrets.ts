@@ -95,6 +95,17 @@ export class ConversationSecrets implements CommandSecrets {
     }
   }
 
+  /**
+   * An independent registry with the same secrets and the same remembered values (for a fork:
+   * what the source masks, the fork masks too); `LookupSecret`s are fetched again when needed.
+   */
+  copy(): ConversationSecrets {
+    const copy = new ConversationSecrets({ lookupTimeoutMs: this.#lookupTimeoutMs });
+    for (const value of this.masker.values()) copy.masker.add(value);
+    for (const [name, source] of this.#sources) copy.#sources.set(name, source);
+    return copy;
+  }
+
   /** A new run: `LookupSecret`s are fetched again when next needed. */
   beginRun(): void {
     this.#lookups.clear();

@@ -17,6 +17,7 @@ export {
   checkAskAgentQuestion,
 } from './agent/ask-agent.js';
 export { DEFAULT_SYSTEM_PROMPT } from './agent/default-system-prompt.js';
+export { MAX_PROMPTED_SECRET_NAMES, withSecretNames } from './agent/secrets-prompt.js';
 export { toolKindName, toolSpecName } from './agent/tool-kind-name.js';
 export {
   applyCondensation,

@@ -108,9 +108,7 @@ describe('conversation secret routes', () => {
   });
 
   it('copies the secrets into a fork, whose own updates leave the source alone', async () => {
-    const created = await start(
-      scriptedAgent('printf "%s\\n" "$MY_TOKEN" >> fork-delivered.txt'),
-    );
+    const created = await start(scriptedAgent('printf "%s\\n" "$MY_TOKEN" >> fork-delivered.txt'));
     const id = created.json.id as string;
     await post(id, { secrets: { MY_TOKEN: TOKEN } });
     const forked = await api(server.url, 'POST', conversationPath(R.forkConversation, id), {});

@@ -24,6 +24,7 @@ import { buildTranscript } from './build-transcript.js';
 import { DEFAULT_SYSTEM_PROMPT } from './default-system-prompt.js';
 import { executePlannedCalls } from './execute-planned-calls.js';
 import { agentError, planCall } from './plan-call.js';
+import { withSecretNames } from './secrets-prompt.js';
 import { toolSpecName } from './tool-kind-name.js';
 import { toolSpecOf } from './tool-spec-of.js';
 
@@ -251,7 +252,10 @@ export class Agent {
     }
     const started = performance.now();
     const completion = await this.llm.complete({
-      messages: buildTranscript({ systemPrompt: this.systemPrompt, events: context.events }),
+      messages: buildTranscript({
+        systemPrompt: withSecretNames(this.systemPrompt, context.secrets?.names ?? []),
+        events: context.events,
+      }),
       tools: tools.map(toolSpecOf),
       signal,
       onStreamDelta: context.onStreamDelta,

@@ -15,7 +15,7 @@ import { ASK_AGENT_USAGE_ID } from '../agent/ask-agent.js';
 import { expectWireEvents } from '../agent/test-support/expect-wire-events.js';
 import { LLM } from '../llm/llm.js';
 import { ScriptedLLM, type ScriptedLLMOptions } from '../llm/scripted-llm.js';
-import { OpenAICompatibleDouble } from '../test-support/openai-compatible-double.js';
+import { OpenAICompatibleDouble } from '../testing/openai-compatible-double.js';
 import { LocalConversation } from './local-conversation.js';
 
 let root: string;

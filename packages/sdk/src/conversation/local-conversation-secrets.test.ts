@@ -75,6 +75,10 @@ describe('LocalConversation secrets', () => {
     expect(outputs[1]).toContain(`MY_TOKEN=${SECRET_MASK}`);
 
     for (const request of llm.requests) expectNoSecret(JSON.stringify(request.messages));
+    // The model is told the secret's name (never its value) in the system prompt.
+    const system = llm.requests[0]!.messages[0]!;
+    expect(system.role).toBe('system');
+    expect(JSON.stringify(system.content)).toContain('$MY_TOKEN');
     await conversation.close();
     expectNoSecret(await allFiles(temp.persistenceDir));
   });

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { WorkspaceError } from '@agent-workspace/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OpenAICompatibleDouble } from '../test-support/openai-compatible-double.js';
+import { OpenAICompatibleDouble } from '../testing/openai-compatible-double.js';
 import type { CompletionRequest, ToolSpec } from './language-model.js';
 import { LLM } from './llm.js';
 import { LLMError, type LLMErrorCode } from './llm-error.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAICompatibleDouble } from '../test-support/openai-compatible-double.js';
+import { OpenAICompatibleDouble } from '../testing/openai-compatible-double.js';
 import type { CompletionRequest, ToolSpec } from './language-model.js';
 import { LLM } from './llm.js';
 import { LLMError } from './llm-error.js';

@@ -25,6 +25,8 @@ export interface CommandSecretEnv {
 
 /** What the terminal tool asks of a conversation's secrets (`ToolContext.secrets`). */
 export interface CommandSecrets {
+  /** The secrets' names, sorted (the agent is told them; never their values). */
+  readonly names: readonly string[];
   /** The secrets `command` names, as environment variables. */
   envFor(
     command: string,

@@ -9,4 +9,4 @@ export {
   OpenAICompatibleDouble,
   type OpenAICompatibleDoubleOptions,
   type RecordedRequest,
-} from '../test-support/openai-compatible-double.js';
+} from './openai-compatible-double.js';

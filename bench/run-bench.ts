@@ -20,6 +20,7 @@ import { benchRemoteExec } from './remote-exec-bench.js';
 import { benchRuntimeApi } from './runtime-api-bench.js';
 import { benchRuntimeApiPool } from './runtime-api-pool-bench.js';
 import { benchRuntimePlugins } from './runtime-plugins-bench.js';
+import { benchSecretMasking } from './secret-masking-bench.js';
 import { benchTransfer } from './transfer-bench.js';
 import { benchWorkspaceArchive } from './workspace-archive-bench.js';
 
@@ -38,6 +39,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   egress: benchEgress,
   agent: benchAgentLoop,
   import: benchImportCost,
+  secrets: benchSecretMasking,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -11,6 +11,9 @@ export class NeedleIndex {
   /** Lengths of the needles ending at each node (its own and those of its suffixes). */
   readonly #out: number[][] = [[]];
 
+  /** Transitions of the root by code unit (0: none), read for most characters of a text. */
+  readonly #rootNext = new Int32Array(0x10000);
+
   /** Longest needle. */
   readonly maxLength: number;
 
@@ -36,20 +39,23 @@ export class NeedleIndex {
     }
     this.maxLength = maxLength;
     this.#link();
+    for (const [code, child] of this.#next[0]!) this.#rootNext[code] = child;
   }
 
   /** Calls `found(start, end)` for every occurrence, in order of `end`. */
   find(text: string, found: (start: number, end: number) => void): void {
+    const rootNext = this.#rootNext;
     let node = 0;
     for (let index = 0; index < text.length; index += 1) {
       const code = text.charCodeAt(index);
-      let child = this.#next[node]!.get(code);
+      let child = node === 0 ? undefined : this.#next[node]!.get(code);
       while (child === undefined && node !== 0) {
         node = this.#fail[node]!;
-        child = this.#next[node]!.get(code);
+        if (node !== 0) child = this.#next[node]!.get(code);
       }
-      node = child ?? 0;
-      for (const length of this.#out[node]!) found(index + 1 - length, index + 1);
+      node = child ?? rootNext[code]!;
+      const out = this.#out[node]!;
+      for (let at = 0; at < out.length; at += 1) found(index + 1 - out[at]!, index + 1);
     }
   }
 

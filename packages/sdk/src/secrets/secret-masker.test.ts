@@ -52,6 +52,15 @@ describe('SecretMasker', () => {
       .replace(/(.{76})/g, '$1\n');
     expect(wrapped).toContain('\n');
     expect(maskerOf(long).mask(wrapped)).toBe(SECRET_MASK);
+    // Wrapped with CRLF at 20 characters, after lines of text with breaks of their own: exactly
+    // the wrapped span is masked, what surrounds it is kept.
+    const crlf = Buffer.from(long)
+      .toString('base64')
+      .replace(/(.{20})/g, '$1\r\n');
+    const text = `first line\nsecond line\r\n${crlf}\nafter`;
+    expect(maskerOf(long).mask(text)).toBe(
+      `first line\nsecond line\r\n${SECRET_MASK}${crlf.endsWith('\r\n') ? '\r\n' : ''}\nafter`,
+    );
   });
 
   it('masks hex (either case), URL encoding and the JSON-escaped value', () => {

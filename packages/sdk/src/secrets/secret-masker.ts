@@ -110,15 +110,11 @@ export class SecretMasker {
     this.#plain.find(text, (start, end) => found.push([start, end]));
     // base64 broken over lines: looked for in the text without its line breaks.
     if (this.#wrapped !== undefined && text.includes('\n')) {
-      const kept: number[] = [];
-      let joined = '';
-      for (let index = 0; index < text.length; index += 1) {
-        const char = text[index]!;
-        if (char === '\n' || char === '\r') continue;
-        kept.push(index);
-        joined += char;
-      }
-      this.#wrapped.find(joined, (start, end) => found.push([kept[start]!, kept[end - 1]! + 1]));
+      const breaks = lineBreaksOf(text);
+      const original = (index: number) => index + breaksUpTo(breaks, index);
+      this.#wrapped.find(text.replace(LINE_BREAKS, ''), (start, end) =>
+        found.push([original(start), original(end - 1) + 1]),
+      );
     }
     found.sort((a, b) => a[0] - b[0]);
     const merged: [number, number][] = [];
@@ -198,4 +194,29 @@ function needlesOf(value: string): Needle[] {
 function isPlain(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+const LINE_BREAKS = /[\r\n]/g;
+
+/** Offsets of the line-break characters of `text`, ascending. */
+function lineBreaksOf(text: string): number[] {
+  const offsets: number[] = [];
+  for (const match of text.matchAll(LINE_BREAKS)) offsets.push(match.index);
+  return offsets;
+}
+
+/**
+ * How many line breaks come before the character at `index` of the text without them: with it,
+ * the character's offset in the text with them.
+ */
+function breaksUpTo(breaks: readonly number[], index: number): number {
+  // The answer k is the number of breaks whose offset is below index + k (binary search on k).
+  let low = 0;
+  let high = breaks.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (breaks[middle]! - middle <= index) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

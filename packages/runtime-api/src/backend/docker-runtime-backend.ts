@@ -1,3 +1,4 @@
+import { WorkspaceError } from '@agent-workspace/core';
 import {
   buildContainerSpec,
   type DockerConnectionOptions,
@@ -232,9 +233,9 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
             : container.unpause({ abortSignal: signal }),
       );
     } catch (error) {
-      // A concurrent call may have done it first.
+      // A concurrent call may have done it first, or done it and been undone by another since.
       const info = await this.#inspect(found.id, signal);
-      if (info?.State.Paused !== frozen) throw error;
+      if (info?.State.Paused !== frozen) throw info ? asStateConflict(error) : error;
     }
     const info = await this.#inspect(found.id, signal);
     if (!info) throw sessionNotFound(runtimeId, this.namespace);
@@ -312,4 +313,21 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
     const options = { docker: this.#docker, namespace: this.namespace };
     return containerSession(info, { ...options, publishAddress: this.#publishAddress });
   }
+}
+
+/**
+ * The engine's refusal to pause a paused container or unpause a running one (it answers 500
+ * with "already paused" / "not paused") as a conflict (`statusCode` 409): the container's state
+ * changed under the call, so the caller answers 409 like other concurrent changes.
+ */
+function asStateConflict(error: unknown): unknown {
+  if (!WorkspaceError.isInstance(error) || !/already paused|not paused/i.test(error.message)) {
+    return error;
+  }
+  return new WorkspaceError({
+    code: error.code,
+    message: error.message,
+    details: { ...error.details, statusCode: 409 },
+    cause: error,
+  });
 }

@@ -199,7 +199,11 @@ export {
   type RuntimeActions,
   runtimeActionsOf,
 } from './workspace/runtime-actions.js';
-export type { ExecuteCommandOptions, Workspace } from './workspace/workspace.js';
+export type {
+  ExecuteCommandOptions,
+  OutputStreamMasker,
+  Workspace,
+} from './workspace/workspace.js';
 export {
   NO_WORKSPACE_CAPABILITIES,
   type WorkspaceCapabilities,

@@ -73,6 +73,7 @@ export class ServerWorkspace extends BaseWorkspace implements PathInspection {
         cwd: request.cwd,
         timeoutSeconds: request.timeoutMs / 1000,
         env: request.env,
+        outputMasker: request.outputMasker,
         captureOutput: true,
         detached: false,
       });

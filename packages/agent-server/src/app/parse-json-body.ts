@@ -43,7 +43,10 @@ export function parseJsonBody(body: Buffer): unknown {
   }
 }
 
-/** The 422 of a body that is not acceptable JSON, in FastAPI's shape. */
+/**
+ * The 422 of a body that is not acceptable JSON, in FastAPI's shape; `reason` passes through
+ * {@link jsonErrorReason}, so no part of the body is quoted.
+ */
 export function jsonInvalid(reason: string): HttpError {
   return new HttpError(422, [
     {
@@ -51,9 +54,18 @@ export function jsonInvalid(reason: string): HttpError {
       loc: ['body'],
       msg: 'JSON decode error',
       input: {},
-      ctx: { error: reason },
+      ctx: { error: jsonErrorReason(reason) },
     },
   ]);
+}
+
+/**
+ * A JSON parser's error message safe to send back: one that quotes the text around the failure
+ * (V8's `Unexpected token 'x', "…" is not valid JSON`, which may hold a secret or key) becomes
+ * `Unexpected token`; others (`… at position N`) are kept.
+ */
+export function jsonErrorReason(message: string): string {
+  return /is not valid JSON|Unexpected token/.test(message) ? 'Unexpected token' : message;
 }
 
 /** Deepest nesting of `[` and `{` outside strings. */

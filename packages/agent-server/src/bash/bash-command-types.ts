@@ -1,4 +1,4 @@
-import type { CommandResult } from '@agent-workspace/core';
+import type { CommandResult, OutputStreamMasker } from '@agent-workspace/core';
 import type { LocalCommandHandle } from '@agent-workspace/core/internal';
 import type { BashCommandWire, BashOutputWire } from '@agent-workspace/protocol';
 import type { StoredBashEvent } from './bash-event-records.js';
@@ -13,6 +13,11 @@ export interface BashCommandRequest {
   timeoutSeconds: number;
   /** Variables merged over the server's environment (which never includes session keys). */
   env?: Record<string, string> | undefined;
+  /**
+   * Masks each output stream before it is stored or published (a conversation's secrets); the
+   * captured `completion` output is not masked.
+   */
+  outputMasker?: (() => OutputStreamMasker) | undefined;
   /** Keep stdin open for {@link RunningBashCommand.handle} writes; otherwise it reads EOF. */
   stdin?: boolean | undefined;
   /** Keep the whole output (each stream capped at 10 MiB, tail kept) for `completion`. */

@@ -109,7 +109,13 @@ export class BashEventService {
     }
     // Known before the launch: the egress proxy names the command in its refusals.
     const commandId = newHexId();
-    const coalescer = new OutputCoalescer((stream, text) => {
+    const maskers = request.outputMasker && {
+      stdout: request.outputMasker(),
+      stderr: request.outputMasker(),
+    };
+    const coalescer = new OutputCoalescer((stream, chunk) => {
+      const text = maskers ? maskers[stream].push(chunk) : chunk;
+      if (text === '') return;
       this.#add(
         this.#store.addOutput(
           commandId,
@@ -166,6 +172,15 @@ export class BashEventService {
       memory.stop();
       const result = memory.note ? { ...outcome, stderr: outcome.stderr + memory.note } : outcome;
       coalescer.flush();
+      if (maskers) {
+        const stdout = maskers.stdout.flush();
+        const stderr = maskers.stderr.flush();
+        if (stdout !== '' || stderr !== '') {
+          this.#add(
+            this.#store.addOutput(commandId, { stdout: stdout || null, stderr: stderr || null }),
+          );
+        }
+      }
       const { exitCode, timeoutOccurred, durationMs } = result;
       const final = this.#add(
         this.#store.addOutput(

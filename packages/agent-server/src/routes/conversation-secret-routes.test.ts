@@ -100,6 +100,14 @@ describe('conversation secret routes', () => {
     for (const file of await readdir(dir, { recursive: true })) {
       expectHidden(await readFile(path.join(dir, file), 'utf8').catch(() => ''));
     }
+    // The terminal's commands run through the bash service: its events and log hold no value.
+    const bash = await api(server.url, 'GET', `${R.searchBashEvents}?limit=100`);
+    expect(bash.status).toBe(200);
+    expect(bash.text).toContain('BashOutput');
+    expectHidden(bash.text);
+    for (const file of await readdir(stateDir, { recursive: true })) {
+      expectHidden(await readFile(path.join(stateDir, file), 'utf8').catch(() => ''));
+    }
     const zip = await fetch(`${server.url}${trajectoryPath(id)}`);
     expect(zip.status).toBe(200);
     const entries = await readZip(Buffer.from(await zip.arrayBuffer()));
@@ -188,5 +196,25 @@ describe('conversation secret routes', () => {
     }
     const badId = await post('not-a-uuid', { secrets: {} });
     expect(badId.status).toBe(422);
+  });
+
+  it('answers malformed JSON holding a secret with 422 json_invalid that quotes none of it', async () => {
+    const id = (await start(scriptedAgent('true'))).json.id as string;
+    // An unquoted value: V8's parse error would quote the text around it.
+    for (const [route, text] of [
+      [conversationPath(R.conversationSecrets, id), '{"secrets":{"A_TOKEN":zq7-unquoted-secret}}'],
+      [R.conversations, '{"secrets":{"A_TOKEN":zq7-unquoted-secret}}'],
+    ] as const) {
+      const response = await fetch(`${server.url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
+      const answer = await response.text();
+      expect(response.status).toBe(422);
+      expect(JSON.parse(answer).detail[0].type).toBe('json_invalid');
+      expect(answer).not.toContain('zq7');
+      expect(answer).not.toContain('unquoted');
+    }
   });
 });

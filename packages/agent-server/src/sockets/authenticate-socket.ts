@@ -5,6 +5,7 @@ import {
 } from '@agent-workspace/protocol';
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { jsonErrorReason } from '../app/parse-json-body.js';
 import type { ServerContext } from '../app/server-context.js';
 import { SESSION_KEY_HEADER_NAME } from '../app/session-auth.js';
 
@@ -101,6 +102,9 @@ function parseFrame(data: Buffer | ArrayBuffer | Buffer[]): ClientFrame {
   try {
     return { ok: true, value: JSON.parse(buffer.toString('utf8')) };
   } catch (error) {
-    return { ok: false, error: `frame is not valid JSON: ${(error as Error).message}` };
+    return {
+      ok: false,
+      error: `frame is not valid JSON: ${jsonErrorReason((error as Error).message)}`,
+    };
   }
 }

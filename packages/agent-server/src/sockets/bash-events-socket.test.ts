@@ -104,6 +104,11 @@ describe('/sockets/bash-events without keys', () => {
         code: 'JSONDecodeError',
         detail: expect.stringContaining('not valid JSON'),
       });
+      // The parser's reason would quote the frame around an unquoted value (it may be a secret).
+      client.send('{"command":zq7-unquoted-secret}');
+      const quoted = await client.next((f) => f.kind === 'BashError');
+      expect(quoted).toMatchObject({ code: 'JSONDecodeError' });
+      expect(quoted.detail).not.toContain('zq7');
       client.send({ command: '', timeout: -1 });
       const invalid = await client.next((f) => f.kind === 'BashError');
       expect(invalid).toMatchObject({ code: 'ValidationError' });
@@ -118,7 +123,7 @@ describe('/sockets/bash-events without keys', () => {
       client.send({ command: 'echo still-open' });
       const command = await client.next((f) => f.kind === 'BashCommand');
       expect(command.command).toBe('echo still-open');
-      expect(client.frames.filter((f) => f.kind === 'BashError')).toHaveLength(3);
+      expect(client.frames.filter((f) => f.kind === 'BashError')).toHaveLength(4);
     } finally {
       await client.close();
     }

@@ -17,6 +17,7 @@ export interface CommandRequest {
   signal?: AbortSignal | undefined;
   onStdout?: ((chunk: string) => void) | undefined;
   onStderr?: ((chunk: string) => void) | undefined;
+  outputMasker?: ExecuteCommandOptions['outputMasker'];
 }
 
 /**
@@ -45,5 +46,6 @@ export function commandRequestOf(
     signal: options.signal,
     onStdout: options.onStdout,
     onStderr: options.onStderr,
+    outputMasker: options.outputMasker,
   };
 }

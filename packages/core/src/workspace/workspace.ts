@@ -23,6 +23,20 @@ export interface ExecuteCommandOptions {
   onStdout?: ((chunk: string) => void) | undefined;
   /** Called with each chunk of standard error as it is produced. */
   onStderr?: ((chunk: string) => void) | undefined;
+  /**
+   * Makes a masker for one output stream: a workspace that records or publishes the output
+   * elsewhere (the agent-server's bash events) passes it through one per stream first, so secret
+   * values given in `env` are kept out. What the command returns is not masked.
+   */
+  outputMasker?: (() => OutputStreamMasker) | undefined;
+}
+
+/** Masks a stream of text chunks (a value split across chunks too); `flush()` at its end. */
+export interface OutputStreamMasker {
+  /** The masked text that can be passed on now (maybe `''`). */
+  push(chunk: string): string;
+  /** The masked rest held back. */
+  flush(): string;
 }
 
 /**

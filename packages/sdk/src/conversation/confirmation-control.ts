@@ -140,6 +140,14 @@ export class ConfirmationControl {
     };
   }
 
+  /** The options giving a new conversation (a fork) this policy and this analyzer. */
+  get options(): {
+    confirmationPolicy: ConfirmationPolicy;
+    securityAnalyzer: SecurityAnalyzer | null;
+  } {
+    return { confirmationPolicy: this.#policy, securityAnalyzer: this.#analyzer };
+  }
+
   /** Replaces the policy. @throws WorkspaceError `INVALID_ARGUMENT` naming the bad part. */
   setPolicy(policy: ConfirmationPolicyInput): void {
     this.#policy = parseConfirmationPolicy(policy, 'policy');
@@ -271,6 +279,15 @@ export function heldActions(
   let responseId: string | undefined;
   for (let index = events.length - 1; index >= 0; index -= 1) {
     const event = events[index]!;
+    // A response's actions are recorded together (with the refusals of its invalid calls):
+    // anything else before them ends the group, even when a model repeats its response ids.
+    if (
+      responseId !== undefined &&
+      event.kind !== 'ActionEvent' &&
+      event.kind !== 'AgentErrorEvent'
+    ) {
+      break;
+    }
     if (
       event.kind === 'ObservationEvent' ||
       event.kind === 'AgentErrorEvent' ||

@@ -284,7 +284,8 @@ export class LocalConversation implements AsyncDisposable {
    * A new, independent conversation holding this one's kept events up to `fromEventId` (default
    * all; the same event ids), status `idle`, with the same agent and workspace unless given.
    * Give it its own `persistenceDir` (or none). The secrets are copied (as OpenHands does; the
-   * fork's own `secrets` option replaces them). `NOT_FOUND` for an unknown `fromEventId`.
+   * fork's own `secrets` option replaces them), and so are the confirmation policy and analyzer
+   * (its own `confirmationPolicy` / `securityAnalyzer` replace them). `NOT_FOUND` for an unknown `fromEventId`.
    */
   async fork(options: ForkLocalConversationOptions = {}): Promise<LocalConversation> {
     this.#core.assertOpen();
@@ -296,6 +297,8 @@ export class LocalConversation implements AsyncDisposable {
       workspace: this.workspace,
       history: this.history.limits,
       secrets: this.#core.secrets.copy(),
+      // Confirmation mode carries over: a fork of a guarded conversation is guarded too.
+      ...this.#core.confirmation.options,
       ...rest,
     });
     for (const event of events) fork.#core.writer.record(event);

@@ -32,6 +32,8 @@ export interface CommandSecrets {
     command: string,
     options?: { signal?: AbortSignal | undefined },
   ): Promise<CommandSecretEnv>;
+  /** A masker for one stream of a command's output (see `ExecuteCommandOptions.outputMasker`). */
+  streamMasker(): SecretStreamMasker;
 }
 
 /** Options of {@link ConversationSecrets}. */

@@ -1,7 +1,13 @@
 import { codeFindings, credentialFindings, fetchAndExecuteInText } from './content-findings.js';
 import { isBroadGlob, type PathScope, pathScope } from './path-scope.js';
 import type { ActionFacts, PatternRuleId, RuleFinding, RuleRisk } from './pattern-rule-table.js';
-import { programWords, type ShellCommand, splitShellCommands } from './shell-words.js';
+import {
+  programWords,
+  type ShellCommand,
+  shellOfPython,
+  splitShellCommands,
+  substitutedCommands,
+} from './shell-words.js';
 
 /** Most nested `bash -c` / `eval` strings followed. */
 const MAX_NESTING = 3;
@@ -34,7 +40,10 @@ export function applyPatternRules(facts: ActionFacts): RuleFinding[] {
   return findings;
 }
 
-/** The shell lines of the action and those nested in `bash -c`, `eval`, `su -c`… strings. */
+/**
+ * The shell lines of the action and those nested in `bash -c`, `eval`, `su -c`… strings, `$(…)`
+ * and backquotes, and `python -c` code's `os.system` / `subprocess` strings.
+ */
 function expandShell(facts: ActionFacts): string[] {
   const lines: string[] = [];
   let level = [...facts.shell];
@@ -42,6 +51,7 @@ function expandShell(facts: ActionFacts): string[] {
     lines.push(...level);
     const next: string[] = [];
     for (const line of level) {
+      next.push(...substitutedCommands(line));
       for (const command of splitShellCommands(line)) {
         const { words } = programWords(command);
         const program = words[0] ?? '';
@@ -51,6 +61,7 @@ function expandShell(facts: ActionFacts): string[] {
         } else if (program === 'eval' && words.length > 1) next.push(words.slice(1).join(' '));
         else if (/^python[0-9.]*$/.test(program) && flag > 0 && words[flag + 1]) {
           facts.code.push(words[flag + 1]!);
+          next.push(...shellOfPython(words[flag + 1]!)); // its os.system / subprocess strings
         } else if (program === 'node' && /^(?:-e|--eval|-p)$/.test(words[1] ?? '') && words[2]) {
           facts.code.push(words[2]);
         }

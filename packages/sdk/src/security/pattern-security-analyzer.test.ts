@@ -84,6 +84,25 @@ describe('PatternSecurityAnalyzer', () => {
       expect(rules(shell(command))).toContain('destructive-delete');
     });
 
+    it.each([
+      'sudo -u deploy rm -rf /',
+      'sudo -g wheel -u root rm -rf /etc',
+      'doas -u root rm -rf /',
+      'timeout -s KILL 5 rm -rf /',
+      'env -u PATH rm -rf /',
+      '{ rm -rf /; }',
+      'if true; then rm -rf /; fi',
+      'while true; do rm -rf ~; done',
+      '! rm -rf /',
+      'echo $(rm -rf /)',
+      'echo `rm -rf /`',
+      `python3 -c "import os; os.system('rm -rf /')"`,
+      `python -c "import subprocess; subprocess.run(['rm', '-rf', '/'])"`,
+    ])('sees the rm behind prefix options, keywords, substitutions, python -c: %s', (command) => {
+      expect(shell(command).risk).toBe('HIGH');
+      expect(rules(shell(command))).toContain('destructive-delete');
+    });
+
     it('rates deleting inside the working directory or a temp dir lower than rm -rf /', () => {
       for (const command of [
         'rm -rf ./build',

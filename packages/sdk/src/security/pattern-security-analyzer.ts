@@ -4,6 +4,7 @@ import type { ActionFacts, RuleFinding } from './pattern-rule-table.js';
 import { applyPatternRules } from './pattern-rules.js';
 import type { SecurityAnalysisContext, SecurityAnalyzer } from './security-analyzer.js';
 import { highestRisk } from './security-risk.js';
+import { shellOfPython } from './shell-words.js';
 
 /**
  * Most characters of an action's arguments the pattern analyzer reads; an action with more is
@@ -93,23 +94,4 @@ function factsOf(action: ActionEventWire, workingDir: string): ActionFacts {
       break;
   }
   return facts;
-}
-
-/** The shell commands a Python cell runs: `!` lines, `%%bash` cells, `os.system("…")`… strings. */
-function shellOfPython(code: string): string[] {
-  const lines: string[] = [];
-  if (/^\s*%%(?:bash|sh|script)\b/.test(code)) lines.push(code.replace(/^\s*%%\S+[^\n]*\n?/, ''));
-  for (const line of code.split('\n')) {
-    const bang = /^\s*!(.*)$/.exec(line);
-    if (bang !== null) lines.push(bang[1]!);
-  }
-  const call =
-    /\b(?:os\.(?:system|popen|exec\w*|spawn\w*)|subprocess\.\w+|check_output|Popen)\s*\(/g;
-  for (const match of code.matchAll(call)) {
-    const rest = code.slice(match.index + match[0].length, match.index + match[0].length + 4096);
-    const list = /^\s*\[([^\]]*)\]/.exec(rest);
-    const strings = [...(list?.[1] ?? rest.split(')')[0] ?? '').matchAll(/[rbf]?(['"])(.*?)\1/g)];
-    lines.push(strings.map((string) => string[2]).join(' '));
-  }
-  return lines;
 }

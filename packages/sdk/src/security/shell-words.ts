@@ -147,7 +147,28 @@ const PREFIXES = new Set([
   'timeout',
   'stdbuf',
   'busybox',
+  // Shell keywords and grouping: `{ rm …; }`, `if …; then rm …`, `! rm …` run the `rm`.
+  '{',
+  '!',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'while',
+  'until',
+  'do',
 ]);
+
+/** Options of a prefix that take the next word as their value (`sudo -u deploy rm …`). */
+const PREFIX_OPTIONS_WITH_VALUE: Readonly<Record<string, ReadonlySet<string>>> = {
+  sudo: new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '-R']),
+  doas: new Set(['-u', '-C']),
+  env: new Set(['-u', '-C', '-S']),
+  nice: new Set(['-n']),
+  ionice: new Set(['-c', '-n', '-p']),
+  timeout: new Set(['-s', '-k']),
+  xargs: new Set(['-I', '-n', '-P', '-d', '-L', '-s', '-a', '-E']),
+};
 
 /**
  * The words of `command` from the program actually run: prefixes (`sudo`, `env X=1`, `nohup`,
@@ -168,10 +189,58 @@ export function programWords(command: ShellCommand): { words: string[]; privileg
     if (!PREFIXES.has(name)) break;
     if (name === 'sudo' || name === 'doas') privileged = true;
     index += 1;
-    // Options of the prefix (and a duration for `timeout`).
-    while (index < words.length && /^(?:-|\d+[smhd]?$)/.test(words[index]!)) index += 1;
+    // Options of the prefix, with their values (and a duration for `timeout`).
+    const withValue = PREFIX_OPTIONS_WITH_VALUE[name];
+    while (index < words.length && /^(?:-|\d+[smhd]?$)/.test(words[index]!)) {
+      index += withValue?.has(words[index]!) ? 2 : 1;
+    }
   }
   const rest = words.slice(index);
   if (rest.length > 0) rest[0] = rest[0]!.split('/').pop() ?? rest[0]!;
   return { words: rest, privileged };
+}
+
+/** The shell commands a Python cell runs: `!` lines, `%%bash` cells, `os.system("…")`… strings. */
+export function shellOfPython(code: string): string[] {
+  const lines: string[] = [];
+  if (/^\s*%%(?:bash|sh|script)\b/.test(code)) lines.push(code.replace(/^\s*%%\S+[^\n]*\n?/, ''));
+  for (const line of code.split('\n')) {
+    const bang = /^\s*!(.*)$/.exec(line);
+    if (bang !== null) lines.push(bang[1]!);
+  }
+  const call =
+    /\b(?:os\.(?:system|popen|exec\w*|spawn\w*)|subprocess\.\w+|check_output|Popen)\s*\(/g;
+  for (const match of code.matchAll(call)) {
+    const rest = code.slice(match.index + match[0].length, match.index + match[0].length + 4096);
+    const list = /^\s*\[([^\]]*)\]/.exec(rest);
+    const strings = [...(list?.[1] ?? rest.split(')')[0] ?? '').matchAll(/[rbf]?(['"])(.*?)\1/g)];
+    lines.push(strings.map((string) => string[2]).join(' '));
+  }
+  return lines;
+}
+
+/**
+ * The command lines inside the outermost `$(…)` and backquotes of `line` (they run too); an
+ * unclosed one reaches to the end of the line.
+ */
+export function substitutedCommands(line: string): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < line.length; i += 1) {
+    if (line[i] === '`') {
+      const end = line.indexOf('`', i + 1);
+      found.push(line.slice(i + 1, end < 0 ? line.length : end));
+      if (end < 0) break;
+      i = end;
+    } else if (line[i] === '$' && line[i + 1] === '(') {
+      let depth = 0;
+      let j = i + 1;
+      for (; j < line.length; j += 1) {
+        if (line[j] === '(') depth += 1;
+        else if (line[j] === ')' && --depth === 0) break;
+      }
+      found.push(line.slice(i + 2, j));
+      i = j;
+    }
+  }
+  return found;
 }

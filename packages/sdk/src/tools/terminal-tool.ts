@@ -157,6 +157,8 @@ export class TerminalTool implements Tool<TerminalArgs> {
     const wrapped = wrapTerminalCommand({ command, state: this.#state, secrets: secrets?.env });
     const result = await context.workspace.executeCommand(wrapped.script, {
       env: wrapped.env,
+      // Exported secrets stay in the state the epilogue prints after every command.
+      outputMasker: context.secrets && (() => context.secrets!.streamMasker()),
       timeoutMs: Math.ceil(seconds * 1000),
       signal: context.signal,
     });

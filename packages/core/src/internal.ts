@@ -108,7 +108,7 @@ export {
 } from './remote/http-status-error.js';
 export { parseRetryAfter } from './remote/parse-retry-after.js';
 export { type TransportErrorOptions, transportError } from './remote/transport-error.js';
-export { type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';
+export { messageOf, type SandboxErrorOptions, sandboxError } from './sandbox/sandbox-error.js';
 export { describeSandboxState, isSandboxGone } from './sandbox/sandbox-state.js';
 export {
   type WaitUntilAliveOptions,

@@ -3,7 +3,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   WorkspaceError,
 } from '@agent-workspace/core';
-import { childEnvironment } from '@agent-workspace/core/internal';
+import { childEnvironment, messageOf } from '@agent-workspace/core/internal';
 import {
   type BashCommandWire,
   type BashEventSearchQuery,
@@ -23,6 +23,7 @@ import type { AppendedBashEvent, CommandRecord, StoredBashEvent } from './bash-e
 import type { BashEventServiceOptions } from './bash-event-service-options.js';
 import { BashEventStore } from './bash-event-store.js';
 import { CommandHolds } from './command-holds.js';
+import { CommandOutputMasking } from './command-output-masking.js';
 import { launchBashCommand } from './launch-bash-command.js';
 import { OutputCoalescer } from './output-coalescer.js';
 import { OutputGate } from './output-gate.js';
@@ -72,7 +73,7 @@ export class BashEventService {
     );
     this.#onError =
       options.onError ??
-      ((error) => process.emitWarning(`bash event service: ${errorMessage(error)}`));
+      ((error) => process.emitWarning(`bash event service: ${messageOf(error)}`));
   }
 
   /** Loads persisted history (if any) and starts the retention loop. */
@@ -109,12 +110,9 @@ export class BashEventService {
     }
     // Known before the launch: the egress proxy names the command in its refusals.
     const commandId = newHexId();
-    const maskers = request.outputMasker && {
-      stdout: request.outputMasker(),
-      stderr: request.outputMasker(),
-    };
+    const masking = new CommandOutputMasking(request.outputMasker);
     const coalescer = new OutputCoalescer((stream, chunk) => {
-      const text = maskers ? maskers[stream].push(chunk) : chunk;
+      const text = masking.push(stream, chunk);
       if (text === '') return;
       this.#add(
         this.#store.addOutput(
@@ -172,15 +170,8 @@ export class BashEventService {
       memory.stop();
       const result = memory.note ? { ...outcome, stderr: outcome.stderr + memory.note } : outcome;
       coalescer.flush();
-      if (maskers) {
-        const stdout = maskers.stdout.flush();
-        const stderr = maskers.stderr.flush();
-        if (stdout !== '' || stderr !== '') {
-          this.#add(
-            this.#store.addOutput(commandId, { stdout: stdout || null, stderr: stderr || null }),
-          );
-        }
-      }
+      const held = masking.flush();
+      if (held) this.#add(this.#store.addOutput(commandId, held));
       const { exitCode, timeoutOccurred, durationMs } = result;
       const final = this.#add(
         this.#store.addOutput(
@@ -195,7 +186,7 @@ export class BashEventService {
     };
     const completion = handle.result.then(finish, (error: unknown) => {
       coalescer.flush();
-      const stderr = `Error executing command: ${errorMessage(error)}`;
+      const stderr = `Error executing command: ${messageOf(error)}`;
       this.#add(this.#store.addOutput(commandId, { stdout: null, stderr }));
       return finish({
         command: request.command,
@@ -330,9 +321,7 @@ export class BashEventService {
       log.append(appended.line);
       if (appended.markerLine !== undefined) log.append(appended.markerLine);
       this.#outputGate.check(log);
-      if (log.fileBytes > 2 * this.#store.bytes + COMPACTION_SLACK_BYTES) {
-        log.rewrite(this.#store.lines(), this.#store.bytes);
-      }
+      this.#compact(log);
     }
     for (const listener of this.#listeners) {
       try {
@@ -347,14 +336,12 @@ export class BashEventService {
   /** Drops events older than the retention period. */
   #purge(): void {
     const cutoff = (Date.now() - this.options.retentionSeconds * 1000) * 1000;
-    if (this.#store.purgeBefore(cutoff) === 0) return;
-    const log = this.#log;
-    if (log && log.fileBytes > 2 * this.#store.bytes + COMPACTION_SLACK_BYTES) {
-      log.rewrite(this.#store.lines(), this.#store.bytes);
-    }
+    if (this.#store.purgeBefore(cutoff) > 0 && this.#log) this.#compact(this.#log);
   }
-}
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  /** Rewrites the log when it is mostly dead (past twice the live events, plus slack). */
+  #compact(log: BashEventLog): void {
+    if (log.fileBytes <= 2 * this.#store.bytes + COMPACTION_SLACK_BYTES) return;
+    log.rewrite(this.#store.lines(), this.#store.bytes);
+  }
 }

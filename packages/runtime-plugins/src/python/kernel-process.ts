@@ -1,7 +1,8 @@
+// Trust boundary: exempt from the server's workspace, by design. The kernel is a long-lived
+// process the plugin host owns, not a bash command; it still gets the same boundary: the host's
+// command sandbox (confinement, egress policy) via `sandbox.wrap`, and the scrubbed environment
+// (no session keys); its cells are journaled by the plugin host as actions.
 import type { CommandSandbox, ProcessLaunch } from '@agent-workspace/core';
-// Trust boundary: not through the server's workspace, by design. The kernel is a long-lived process
-// the plugin host owns, so it is not a bash command; it still gets the same boundary: the host's
-// command sandbox (confinement, egress policy) via `sandbox.wrap`, and the scrubbed environment.
 import { type SpawnedChild, spawnChild } from '@agent-workspace/core/internal';
 
 /** How a kernel process ended. */

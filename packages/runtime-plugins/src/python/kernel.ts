@@ -1,5 +1,6 @@
-// Trust boundary: the kernel starts through `KernelProcess.spawn`, which wraps it in the plugin
-// host's command sandbox with the scrubbed environment (see there why not the server's workspace).
+// Trust boundary: exempt from the server's workspace. The kernel starts through
+// `KernelProcess.spawn`, which wraps it in the plugin host's command sandbox (confinement, egress
+// policy) with the scrubbed environment; see kernel-process.ts for why.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -22,6 +22,7 @@ import { benchRuntimeApiPool } from './runtime-api-pool-bench.js';
 import { benchRuntimePlugins } from './runtime-plugins-bench.js';
 import { benchSecretMasking } from './secret-masking-bench.js';
 import { benchTransfer } from './transfer-bench.js';
+import { benchUi } from './ui-bench.js';
 import { benchWorkspaceArchive } from './workspace-archive-bench.js';
 
 const groups: Record<string, () => Promise<Comparison[]>> = {
@@ -40,6 +41,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   agent: benchAgentLoop,
   import: benchImportCost,
   secrets: benchSecretMasking,
+  ui: benchUi,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -12,13 +12,19 @@ const swaggerUiStatic = path.join(
   'static',
 );
 
+/** The built web page (`@agent-workspace/ui`'s `dist`), copied next to the bundle as `ui`. */
+const uiDist = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@agent-workspace/ui/package.json')),
+  'dist',
+);
+
 /**
  * tsup options of the single-file bundle in `outDir`: `agent-server.cjs`, the CLI with every
  * dependency inlined (but the runtime plugins' libraries) as one CommonJS file, runnable with
  * plain `node` where no `node_modules` exist (container images), and its launcher
  * `agent-server.mjs` (see `bundle/agent-server.mjs`: it compiles the bundle with a V8 code
  * cache when one was written). swagger-ui's `static` folder is copied to `<outDir>/static`,
- * where the bundle serves `/docs` from.
+ * where the bundle serves `/docs` from, and the web page to `<outDir>/ui`, served at `/`.
  */
 export function bundleOptions(outDir: string): Options {
   return {
@@ -48,6 +54,7 @@ export function bundleOptions(outDir: string): Options {
     },
     onSuccess: async () => {
       await cp(swaggerUiStatic, path.join(outDir, 'static'), { recursive: true });
+      await cp(uiDist, path.join(outDir, 'ui'), { recursive: true });
       await cp(
         path.join(packageDir, 'bundle/agent-server.mjs'),
         path.join(outDir, 'agent-server.mjs'),

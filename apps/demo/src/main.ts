@@ -1,12 +1,13 @@
 /**
  * The demo: an agent writes stats.js and its test, runs the test, sees it fail, fixes the code
- * with `file_editor` and runs it again, while the event stream is printed. `--help` lists the
- * flags. A bad flag ends with one line and exit status 2; a run that does not get the task done
- * (a model failure, a text-only answer, an unknown tool, a failing test) with one line naming
- * the cause on standard error and exit status 1.
+ * with `file_editor` and runs it again, while the event stream is printed (with `--ui`, inside an
+ * agent-server of this process whose web page shows it live). `--help` lists the flags. A bad
+ * flag ends with one line and exit status 2; a run that does not get the task done (a model
+ * failure, a text-only answer, an unknown tool, a failing test) with one line naming the cause on
+ * standard error and exit status 1.
  */
 import { LLM, LLMError } from '@agent-workspace/sdk';
-import { describeDemoFailure, describeRetry } from './describe-demo-failure.js';
+import { describeRetry } from './describe-demo-failure.js';
 import {
   HOST_GATEWAY_ENTRY,
   isLoopbackUrl,
@@ -15,7 +16,9 @@ import {
 } from './loopback-model-url.js';
 import { openDemoWorkspace } from './open-demo-workspace.js';
 import { DEMO_USAGE, type DemoArgs, DemoUsageError, parseDemoArgs } from './parse-demo-args.js';
+import { printDemoOutcome } from './print-demo-outcome.js';
 import { runDemo } from './run-demo.js';
+import { runDemoWithUi } from './run-demo-with-ui.js';
 
 /** Runs the demo for `argv`; resolves to the exit status. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -36,6 +39,23 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const baseUrl = viaGateway ?? args.baseUrl;
   const llm = args.model ? createLLM(args, baseUrl) : undefined;
+  const modelUrl = baseUrl ?? `the API of ${args.model ?? 'the model'}`;
+  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  const print = (line: string): void => console.log(line);
+  const printError = (line: string): void => console.error(line);
+  if (args.ui) {
+    return runDemoWithUi({
+      port: args.port,
+      workingDir: args.workingDir,
+      keep: args.keep,
+      llm,
+      modelUrl,
+      color,
+      waitForEnter: process.stdin.isTTY === true,
+      print,
+      printError,
+    });
+  }
   await using opened = await openDemoWorkspace({
     kind: args.workspace,
     host: args.host,
@@ -53,7 +73,6 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log(
     `agent-workspace demo: ${workspace.kind} workspace at ${workspace.workingDir}, model ${llm?.model ?? 'ScriptedLLM (a script, not a model)'}\n`,
   );
-  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
   // Ctrl-C pauses the run, so the directory is still removed; a second one quits at once.
   const interrupt = new AbortController();
   process.once('SIGINT', () => {
@@ -61,29 +80,8 @@ async function main(argv: readonly string[]): Promise<number> {
     interrupt.abort();
     process.once('SIGINT', () => process.exit(130));
   });
-  const outcome = await runDemo({
-    workspace,
-    llm,
-    color,
-    print: (line) => console.log(line),
-    signal: interrupt.signal,
-  });
-  console.log('');
-  console.log(
-    `status:  ${outcome.status} (agent loop: ${outcome.loop === 'local' ? 'this process' : 'the agent-server'})`,
-  );
-  if (outcome.result) {
-    const { changes, testOutput } = outcome.result;
-    console.log(`answer:  ${outcome.finalMessage}`);
-    console.log(
-      `changes: ${changes.map((change) => `${change.status} ${change.path}`).join(', ')}`,
-    );
-    console.log(`test:    ${testOutput}`);
-  }
-  if (outcome.failure === undefined) return 0;
-  const modelUrl = baseUrl ?? `the API of ${args.model ?? 'the model'}`;
-  console.error(`demo: ${describeDemoFailure(outcome.failure, { modelUrl })}`);
-  return 1;
+  const outcome = await runDemo({ workspace, llm, color, print, signal: interrupt.signal });
+  return printDemoOutcome(outcome, { modelUrl, print, printError });
 }
 
 /** The model of `--model`, its retries reported as they happen (in this process's loop). */

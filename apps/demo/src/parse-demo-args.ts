@@ -14,6 +14,10 @@ export interface DemoArgs {
   maxRetries: number;
   retryWaitMs: number;
   keep: boolean;
+  /** Run the conversation in an agent-server of this process and serve the web page. */
+  ui: boolean;
+  /** The port of that agent-server; 0 picks a free one. */
+  port: number;
 }
 
 /** A bad flag or value: the message names the flag and the reason. Exit status 2. */
@@ -43,6 +47,11 @@ An agent writes stats.js and its test, runs the test, sees it fail, fixes it and
   --max-retries <n>      retries of a failed model call (0-20)        2
   --retry-wait-ms <ms>   first wait before a retry, then doubled      1000
   --keep                 keep the directory the demo made             off
+  --ui                   run it in an agent-server on 127.0.0.1 and   off
+                         watch it in the web page (local only); it
+                         prints the page's address and a new session
+                         key, and serves until Ctrl-C
+  --port <n>             the port of that server (with --ui)          0 (a free one)
   -h, --help             print this and exit`;
 
 const OPTIONS = {
@@ -55,6 +64,8 @@ const OPTIONS = {
   'max-retries': { type: 'string', default: '2' },
   'retry-wait-ms': { type: 'string', default: '1000' },
   keep: { type: 'boolean', default: false },
+  ui: { type: 'boolean', default: false },
+  port: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -89,6 +100,14 @@ export function parseDemoArgs(
   if (workspace === 'docker' && values['working-dir']) {
     throw new DemoUsageError('--working-dir is not used with --workspace docker (/workspace)');
   }
+  if (values.ui && workspace !== 'local') {
+    throw new DemoUsageError(
+      `--ui runs its own agent-server on this machine: it works with --workspace local only, not ${workspace}`,
+    );
+  }
+  if (values.port !== undefined && !values.ui) {
+    throw new DemoUsageError('--port is for --ui');
+  }
   const model = values.model ?? (env.LLM_MODEL || undefined);
   if (values['base-url'] && !model) {
     throw new DemoUsageError(
@@ -106,6 +125,8 @@ export function parseDemoArgs(
     maxRetries: integer('--max-retries', values['max-retries'], 20),
     retryWaitMs: integer('--retry-wait-ms', values['retry-wait-ms'], 64_000),
     keep: values.keep,
+    ui: values.ui,
+    port: values.port === undefined ? 0 : integer('--port', values.port, 65_535),
   };
 }
 

@@ -20,6 +20,8 @@ export interface RunDemoOptions {
   /** Colour the lines. */
   color?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  /** Told the conversation's id once it exists, before the task is sent; the run waits for it. */
+  beforeRun?: ((conversationId: string) => Promise<void> | void) | undefined;
 }
 
 /** What the agent left in the repository, read once `stats.js` exists. */
@@ -65,6 +67,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoOutcome> {
     for (const line of formatEvent(event, { color })) print(line);
   });
   try {
+    await options.beforeRun?.(conversation.id);
     await conversation.sendMessage(DEMO_TASK);
     const status = await conversation.run({ signal: options.signal });
     const result = await readResult(workspace);

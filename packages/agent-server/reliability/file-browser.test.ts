@@ -15,7 +15,13 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from '../src/test-support/read-zip.js';
 import { Figures } from './support/figures.js';
-import { type Answer, type CallOptions, call } from './support/http.js';
+import {
+  type Answer,
+  type CallOptions,
+  call,
+  HOSTILE_NAMES,
+  keepAliveCall,
+} from './support/http.js';
 import { attempt, describeOutcome } from './support/outcome.js';
 import { AUTH, createScratch, KEY, type Scratch, ServerProcess } from './support/server-process.js';
 
@@ -23,17 +29,6 @@ const R = FILE_BROWSER_ROUTES;
 
 /** Tries of each request while a link flips. */
 const RACE_TRIES = { search: 600, create: 600, trajectory: 150 };
-
-/** Names a file browser must list and create verbatim. */
-const HOSTILE_NAMES = [
-  'new\nline',
-  'quote"and\\backslash',
-  'percent%2F..%00',
-  'ünïcödé-名前-🙂',
-  ' leading space',
-  '-dash',
-  '*?[glob]',
-];
 
 describe('file-browser routes under attack (--confine-to-working-dir)', () => {
   let scratch: Scratch;
@@ -78,12 +73,7 @@ describe('file-browser routes under attack (--confine-to-working-dir)', () => {
     await scratch?.remove();
   });
 
-  const options = (extra: CallOptions = {}): CallOptions => ({
-    dispatcher: agent,
-    timeoutMs: 30_000,
-    ...extra,
-    headers: { ...AUTH, connection: 'keep-alive', ...extra.headers },
-  });
+  const options = (extra?: CallOptions): CallOptions => keepAliveCall(agent, extra);
   const search = (query: Record<string, string>) =>
     call(`${server.url}${R.searchSubdirs}?${new URLSearchParams(query)}`, options());
   const create = (target: string) =>

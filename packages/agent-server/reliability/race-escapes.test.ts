@@ -19,6 +19,7 @@ import {
   type CallOptions,
   call,
   downloadTarget,
+  keepAliveCall,
   multipartBody,
   uploadTarget,
 } from './support/http.js';
@@ -100,12 +101,7 @@ describe('race-based escapes from --confine-to-working-dir', () => {
     await scratch?.remove();
   });
 
-  const options = (extra: CallOptions = {}): CallOptions => ({
-    dispatcher: agent,
-    timeoutMs: 30_000,
-    ...extra,
-    headers: { ...AUTH, connection: 'keep-alive', ...extra.headers },
-  });
+  const options = (extra?: CallOptions): CallOptions => keepAliveCall(agent, extra);
 
   /** Runs `quota` tries of one request with `WIDTH` clients; `judge` sorts each answer. */
   async function hammer(

@@ -18,16 +18,18 @@ describe('single-file bundle', () => {
   }, 120_000);
   afterAll(() => rm(outDir, { recursive: true, force: true }));
 
-  it('holds only the bundle, its launcher and swagger-ui assets', async () => {
+  it('holds only the bundle, its launcher, swagger-ui assets and the web page', async () => {
     expect((await readdir(outDir)).sort()).toEqual([
       'agent-server.cjs',
       'agent-server.mjs',
       'static',
+      'ui',
     ]);
     expect(await readdir(path.join(outDir, 'static'))).toContain('swagger-ui-bundle.js');
+    expect(await readdir(path.join(outDir, 'ui'))).toContain('index.html');
   });
 
-  it('runs with plain node and serves health, info and docs', async () => {
+  it('runs with plain node and serves health, info, docs and the web page', async () => {
     const server = await spawnServerProcess(
       [path.join(outDir, 'agent-server.mjs'), '--port', '0', '--working-dir', outDir],
       { cwd: outDir },
@@ -36,6 +38,10 @@ describe('single-file bundle', () => {
       expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ status: 'ok' });
       const info = (await (await fetch(`${server.url}/server_info`)).json()) as object;
       expect(info).toMatchObject({ version: VERSION, docs: '/docs' });
+
+      const home = await fetch(`${server.url}/`);
+      expect(home.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await home.text()).toContain('<div id="app">');
 
       const page = await fetch(`${server.url}/docs`);
       expect(page.status).toBe(200);

@@ -215,14 +215,19 @@ export const agentServerOptionsSchema = z
      * and loaded again on use. Default 32.
      */
     maxLoadedConversations: z.number().int().positive().default(DEFAULT_MAX_LOADED_CONVERSATIONS),
-    /** Announce and serve our protocol extensions; `false` behaves like a plain OpenHands server. */
     /**
      * Start dormant (OpenHands' `deferred_init`, for warm pools): the `/api` routes,
      * `/execute_action` and the websockets answer 503 until `POST /api/init` delivers the
      * session keys; `GET /api/init` tells the state.
      */
     deferInit: z.boolean().default(false),
+    /** Announce and serve our protocol extensions; `false` behaves like a plain OpenHands server. */
     extensions: z.boolean().default(true),
+    /**
+     * Serve the web page (`@agent-workspace/ui`) at `/`; `false` answers `/` with the server info,
+     * as OpenHands does without static files. Default `true`.
+     */
+    ui: z.boolean().default(true),
     logLevel: logLevelSchema.default('info'),
   })
   .refine((options) => options.conversationMaxMemoryBytes >= options.conversationMaxEventBytes, {

@@ -42,8 +42,8 @@ const PACKAGES: readonly {
     folder: 'agent-server',
     requiredExport: 'createAgentServer',
     absent: [],
-    // `npx agent-server --plugin python` works after installing it alone.
-    present: ['fastify', 'ai', ...PLUGIN_LIBRARIES],
+    // `npx agent-server --plugin python` works after installing it alone; it serves the page.
+    present: ['fastify', 'ai', '@agent-workspace/ui', ...PLUGIN_LIBRARIES],
   },
   {
     folder: 'docker',
@@ -65,6 +65,9 @@ const PACKAGES: readonly {
   { folder: 'runtime-plugins', requiredExport: 'PluginHost', absent: HEAVY },
   { folder: 'sdk', requiredExport: 'Agent', absent: ['fastify', ...PLUGIN_LIBRARIES] },
 ];
+
+/** The web page: built static files only, no code entry, no dependency. */
+const STATIC_PACKAGES = ['ui'] as const;
 
 /** The fields of a published version's manifest this test reads. */
 interface PublishedManifest {
@@ -107,7 +110,9 @@ describe('every public package, published to a registry and installed alone', ()
 
   it('publishes exactly the public packages, at one version, with internal ranges resolved', async () => {
     expect(published.map((p) => p.name).sort()).toEqual(
-      PACKAGES.map(({ folder }) => `@agent-workspace/${folder}`).sort(),
+      [...PACKAGES.map(({ folder }) => folder), ...STATIC_PACKAGES]
+        .map((folder) => `@agent-workspace/${folder}`)
+        .sort(),
     );
     const [{ version }] = published as [PublishedPackage];
     expect(version).toMatch(/^\d+\.\d+\.\d+-install-[0-9a-f]{12}$/);
@@ -204,6 +209,44 @@ describe('every public package, published to a registry and installed alone', ()
           expect(result.exitCode, result.all).toBe(0);
         });
       }
+    });
+  }
+
+  for (const folder of STATIC_PACKAGES) {
+    const name = `@agent-workspace/${folder}`;
+
+    describe(name, () => {
+      let project: ConsumerProject;
+
+      beforeAll(async () => {
+        const { version } = published.find((p) => p.name === name) as PublishedPackage;
+        project = await createConsumerProject({ registry, spec: `${name}@${version}` });
+        installSizes.set(name, {
+          bytes: project.installed.bytes,
+          packages: project.installed.names.size,
+        });
+      });
+
+      afterAll(async () => {
+        if (project) await rm(project.dir, { recursive: true, force: true });
+      });
+
+      it('ships the built page and its README, no sources, no tests, and installs nothing else', async () => {
+        const installed = path.join(project.dir, 'node_modules', name);
+        const { files } = await inspectShippedFiles(installed);
+        expect(files).toContain('README.md');
+        expect(files).toContain('dist/index.html');
+        expect(files.some((file) => /^dist\/assets\/[^/]+\.js$/.test(file))).toBe(true);
+        expect(files.filter((file) => /^src\/|\.test\.ts$|\.turbo/.test(file))).toEqual([]);
+        expect([...project.installed.names]).toEqual([name]);
+      });
+
+      it('resolves its built files through the package exports', async () => {
+        const script = `process.stdout.write(require.resolve(${JSON.stringify(`${name}/dist/index.html`)}));`;
+        const result = await project.run('node', ['-e', script]);
+        expect(result.stderr).toBe('');
+        expect(result.stdout).toMatch(/dist\/index\.html$/);
+      });
     });
   }
 });

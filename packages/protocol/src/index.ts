@@ -247,6 +247,13 @@ export {
   directoryArchiveSummaryWireSchema,
 } from './models/directory-archive-summary.js';
 export {
+  type DirectoryEntryType,
+  type DirectoryEntryWire,
+  type DirectoryListingPageWire,
+  directoryEntryWireSchema,
+  directoryListingPageWireSchema,
+} from './models/directory-listing.js';
+export {
   type ErrorEnvelopeWire,
   errorEnvelopeSchema,
 } from './models/error-envelope.js';

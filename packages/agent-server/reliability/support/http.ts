@@ -1,5 +1,6 @@
 import { timeoutSignal } from '@agent-workspace/core/internal';
 import { type Dispatcher, request } from 'undici';
+import { AUTH } from './server-process.js';
 
 export {
   openSocket,
@@ -99,3 +100,27 @@ export function uploadTarget(target: string): string {
 export function downloadTarget(target: string): string {
   return `/api/file/download?${new URLSearchParams({ path: target })}`;
 }
+
+/**
+ * Options of an authenticated call that keeps its connection open on `dispatcher` (a pool the
+ * suite closes), 30 s unless `extra` says otherwise.
+ */
+export function keepAliveCall(dispatcher: Dispatcher, extra: CallOptions = {}): CallOptions {
+  return {
+    dispatcher,
+    timeoutMs: 30_000,
+    ...extra,
+    headers: { ...AUTH, connection: 'keep-alive', ...extra.headers },
+  };
+}
+
+/** Names a file route must list and create verbatim. */
+export const HOSTILE_NAMES: readonly string[] = [
+  'new\nline',
+  'quote"and\\backslash',
+  'percent%2F..%00',
+  'ünïcödé-名前-🙂',
+  ' leading space',
+  '-dash',
+  '*?[glob]',
+];

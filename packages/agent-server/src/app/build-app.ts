@@ -21,6 +21,7 @@ import { registerConversationEventRoutes } from '../routes/conversation-event-ro
 import { registerConversationLLMRoutes } from '../routes/conversation-llm-routes.js';
 import { registerConversationRoutes } from '../routes/conversation-routes.js';
 import { registerConversationSecretRoutes } from '../routes/conversation-secret-routes.js';
+import { registerDirectoryListingRoutes } from '../routes/directory-listing-routes.js';
 import { registerFileBrowserRoutes } from '../routes/file-browser-routes.js';
 import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
@@ -28,6 +29,7 @@ import { INIT_API_KEY_SECURITY_SCHEME, registerInitRoutes } from '../routes/init
 import { registerPluginRoutes } from '../routes/plugin-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
 import { registerToolRoutes } from '../routes/tool-routes.js';
+import { registerUiRoutes, uiDistDir } from '../routes/ui-routes.js';
 import { registerWorkspaceArchiveRoutes } from '../routes/workspace-archive-routes.js';
 import { registerWorkspaceIdentityRoutes } from '../routes/workspace-identity-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
@@ -143,8 +145,13 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
     watchRequestBody(request, reply, bodyLimits);
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const uiRoot = options.ui ? uiDistDir() : undefined;
+  if (options.ui && !uiRoot) {
+    app.log.warn('@agent-workspace/ui is not built: / answers the server info instead of the page');
+  }
+  if (uiRoot) await registerUiRoutes(app, uiRoot);
   await app.register(async (open) => {
-    registerServerDetailsRoutes(open, context);
+    registerServerDetailsRoutes(open, context, { rootIsUi: uiRoot !== undefined });
     registerInitRoutes(open, context);
     await open.register(async (sockets) => {
       sockets.addHook('onRequest', requireInitialized(context));
@@ -172,6 +179,7 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
       if (options.extensions) {
         registerWorkspaceIdentityRoutes(api, context);
         registerArchiveRoutes(api, context);
+        registerDirectoryListingRoutes(api, context);
       }
     });
     // Unknown paths under `/api` ask for the key too: without it, no route's existence is told.

@@ -24,6 +24,7 @@ describe('parseCliArgs', () => {
         confineToWorkingDir: false,
         allowCorsOrigins: [],
         extensions: true,
+        ui: true,
         plugins: [],
       },
       warnings: [],
@@ -80,6 +81,7 @@ describe('parseCliArgs', () => {
         '--allow-cors-origin',
         'https://app.example.com',
         '--no-extensions',
+        '--no-ui',
       ],
       {
         SESSION_API_KEY: 'legacy',
@@ -103,6 +105,7 @@ describe('parseCliArgs', () => {
         maxUploadBytes: 1024,
         allowCorsOrigins: ['https://app.example.com', 'https://other.example.com'],
         extensions: false,
+        ui: false,
         plugins: [],
       },
       warnings: [SESSION_API_KEY_FLAG_WARNING],

@@ -81,6 +81,7 @@ Options:
                                dropped past it (default 67108864)
   --max-loaded-conversations <n>  Idle persisted conversations kept loaded (default 32)
   --no-extensions              Serve and announce only the plain OpenHands protocol
+  --no-ui                      Do not serve the web page at / (/ answers the server info)
   --defer-init                 Start dormant for a warm pool: /api routes, /execute_action and
                                the websockets answer 503 until POST /api/init (X-Init-API-Key:
                                a start-up session key, if any) delivers the session keys
@@ -164,6 +165,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       ...indexedEnv(env, 'OH_ALLOW_CORS_ORIGINS_').map(([, value]) => value),
     ],
     extensions: values.extensions ?? true,
+    ui: values.ui ?? true,
     ...((values['defer-init'] ?? deferredInitEnv(env.OH_DEFERRED_INIT)) && { deferInit: true }),
     plugins: (values.plugin ?? []).map((plugin) => nonEmpty('--plugin', plugin)),
   };
@@ -279,6 +281,7 @@ function parse(args: readonly string[]) {
       'max-archive-entries': { type: 'string' },
       'allow-cors-origin': { type: 'string', multiple: true },
       extensions: { type: 'boolean' },
+      ui: { type: 'boolean' },
       'defer-init': { type: 'boolean' },
       sandbox: { type: 'boolean' },
       'sandbox-network': { type: 'boolean' },

@@ -23,6 +23,7 @@ import type { ServerContext } from '../app/server-context.js';
 import { streamTrajectoryZip } from '../conversations/stream-trajectory-zip.js';
 import { createServerDirectory } from '../files/create-server-directory.js';
 import { listSubdirectories } from '../files/list-subdirectories.js';
+import { directoryHttpError, refusalHttpError } from './directory-http-error.js';
 
 const includeHiddenSchema = z
   .stringbool()
@@ -136,7 +137,7 @@ export function registerFileBrowserRoutes(scope: FastifyInstance, context: Serve
           maxScanned: MAX_SUBDIRS_SCANNED_ENTRIES,
         });
       } catch (error) {
-        throw searchHttpError(error, input);
+        throw directoryHttpError(error, input);
       }
       const { entries } = listing;
       // Resumes at the first name not before `page_id`, so a page whose first entry was removed
@@ -210,38 +211,4 @@ function createDirectoryHttpError(error: unknown): unknown {
     return new HttpError(400, 'Path exists and is not a directory');
   }
   return refusalHttpError(error);
-}
-
-/** OpenHands' answers of `search_subdirs`: 404 `Directory not found`, 400, 403. */
-function searchHttpError(error: unknown, input: string): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EACCES' || code === 'EPERM') {
-    return new HttpError(403, `Permission denied: ${input}`);
-  }
-  if (!WorkspaceError.isInstance(error)) return error;
-  switch (error.details.reason) {
-    case 'not-found':
-    case 'parent-not-directory':
-      return new HttpError(404, 'Directory not found');
-    case 'not-directory':
-      return new HttpError(400, 'Path is not a directory');
-    default:
-      return refusalHttpError(error);
-  }
-}
-
-/**
- * The answers both routes give a path refusal: 403 for a permission error (naming the path), a
- * path outside the confinement or a hard link; 400 for another reason; other errors as they are.
- */
-function refusalHttpError(error: WorkspaceError): unknown {
-  switch (error.details.reason) {
-    case 'permission':
-      return new HttpError(403, `Permission denied: ${String(error.details.path)}`);
-    case 'outside':
-    case 'hard-link':
-      return new HttpError(403, error.message);
-    default:
-      return error.details.reason !== undefined ? new HttpError(400, error.message) : error;
-  }
 }

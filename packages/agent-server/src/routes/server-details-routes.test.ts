@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   AGENT_SERVER_ROUTES,
   DIRECTORY_ARCHIVE_CAPABILITY,
+  DIRECTORY_LISTING_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
   SESSION_API_KEY_HEADER,
@@ -47,12 +48,12 @@ describe('server details routes', () => {
     expect(await getJson(`${t.url}/ready`)).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
-  it('reports server info at /server_info and /', async () => {
+  it('reports server info at /server_info, and at / when the web page is off', async () => {
     delete process.env.AGENT_SERVER_BUILD_GIT_SHA;
     delete process.env.AGENT_SERVER_BUILD_GIT_REF;
     process.env.OPENHANDS_BUILD_GIT_SHA = 'abc123';
     process.env.OPENHANDS_BUILD_GIT_REF = 'refs/heads/legacy';
-    const t = await start({ sessionApiKeys: ['secret'] });
+    const t = await start({ sessionApiKeys: ['secret'], ui: false });
     const expected = {
       uptime: 0,
       idle_time: 0,
@@ -71,6 +72,7 @@ describe('server details routes', () => {
         WORKSPACE_IDENTITY_CAPABILITY,
         EXECUTE_ACTION_CAPABILITY,
         DIRECTORY_ARCHIVE_CAPABILITY,
+        DIRECTORY_LISTING_CAPABILITY,
       ],
       max_foreground_terminal_timeout_seconds: null,
       docs: '/docs',
@@ -105,6 +107,7 @@ describe('server details routes', () => {
         WORKSPACE_IDENTITY_CAPABILITY,
         EXECUTE_ACTION_CAPABILITY,
         DIRECTORY_ARCHIVE_CAPABILITY,
+        DIRECTORY_LISTING_CAPABILITY,
       ]);
     }
   });
@@ -144,6 +147,7 @@ describe('server details routes', () => {
       WORKSPACE_IDENTITY_CAPABILITY,
       EXECUTE_ACTION_CAPABILITY,
       DIRECTORY_ARCHIVE_CAPABILITY,
+      DIRECTORY_LISTING_CAPABILITY,
       CONFINE_TO_WORKING_DIR_CAPABILITY,
     ]);
     expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);

@@ -1,6 +1,7 @@
 import {
   AGENT_SERVER_ROUTES,
   DIRECTORY_ARCHIVE_CAPABILITY,
+  DIRECTORY_LISTING_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
   HEALTH_OK,
@@ -25,7 +26,7 @@ export const COMMAND_SANDBOX_CAPABILITY = 'agent_workspace.command_sandbox_v1';
 
 /**
  * Registers the open server-details routes of OpenHands: `GET /alive`, `/health`, `/ready`,
- * `/server_info` and `/` (the same `ServerInfo`). The build sha and ref come from
+ * `/server_info`, and `/` too (the same `ServerInfo`) unless `rootIsUi` (the web page is there). The build sha and ref come from
  * `AGENT_SERVER_BUILD_GIT_SHA` / `_REF` (or OpenHands' `OPENHANDS_BUILD_GIT_SHA` / `_REF`);
  * `usable_tools` are the tools `GET /api/tools/` lists; `capabilities` lists our extensions
  * only when `options.extensions` is on, the ready runtime plugins' among them; `plugins` lists
@@ -33,7 +34,11 @@ export const COMMAND_SANDBOX_CAPABILITY = 'agent_workspace.command_sandbox_v1';
  * watches, and `trust_boundary` what confines paths, code execution and network (saying plainly
  * when code execution is not confined).
  */
-export function registerServerDetailsRoutes(app: FastifyInstance, context: ServerContext): void {
+export function registerServerDetailsRoutes(
+  app: FastifyInstance,
+  context: ServerContext,
+  routeOptions: { readonly rootIsUi: boolean },
+): void {
   const env = process.env;
   const buildGitSha = env.AGENT_SERVER_BUILD_GIT_SHA ?? env.OPENHANDS_BUILD_GIT_SHA ?? 'unknown';
   const buildGitRef = env.AGENT_SERVER_BUILD_GIT_REF ?? env.OPENHANDS_BUILD_GIT_REF ?? 'unknown';
@@ -44,6 +49,7 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
         WORKSPACE_IDENTITY_CAPABILITY,
         EXECUTE_ACTION_CAPABILITY,
         DIRECTORY_ARCHIVE_CAPABILITY,
+        DIRECTORY_LISTING_CAPABILITY,
         ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : []),
         ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
       ]
@@ -102,5 +108,5 @@ export function registerServerDetailsRoutes(app: FastifyInstance, context: Serve
   };
   const info = { schema: { tags, security: [], response: { 200: serverInfoWireSchema } } };
   app.get(AGENT_SERVER_ROUTES.serverInfo, info, serverInfo);
-  app.get('/', { schema: { ...info.schema, hide: true } }, serverInfo);
+  if (!routeOptions.rootIsUi) app.get('/', { schema: { ...info.schema, hide: true } }, serverInfo);
 }

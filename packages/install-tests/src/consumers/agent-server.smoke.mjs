@@ -1,5 +1,5 @@
 // Smoke test of @agent-workspace/agent-server installed alone: the server answers only with its
-// key, runs a bash command, and its `agent-server` bin starts.
+// key, runs a bash command, serves the web page at `/`, and its `agent-server` bin starts.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +22,13 @@ try {
   const response = await fetch(route, request);
   assert.equal(response.status, 200);
   assert.equal((await response.json()).stdout, 'served\n');
+  const page = await fetch(`${server.url}/`);
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  assert.match(html, /<div id="app">/);
+  const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html);
+  assert.ok(script, 'the page names its script');
+  assert.equal((await fetch(`${server.url}/${script[1]}`)).status, 200);
 } finally {
   await server.close();
   await rm(workingDir, { recursive: true, force: true });

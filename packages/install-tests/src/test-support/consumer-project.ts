@@ -10,8 +10,8 @@ export interface ConsumerProjectOptions {
   registry: LocalRegistry;
   /** `name@version` of the package to install, or of several installed by one `npm install`. */
   spec: string | readonly string[];
-  /** What a TypeScript user adds beside it. */
-  devDependencies: string[];
+  /** What a TypeScript user adds beside it; none by default. */
+  devDependencies?: readonly string[];
 }
 
 /** A fresh npm project outside the repository that installed one of our packages. */
@@ -33,7 +33,7 @@ export interface ConsumerProject {
 export async function createConsumerProject(
   options: ConsumerProjectOptions,
 ): Promise<ConsumerProject> {
-  const { registry, spec, devDependencies } = options;
+  const { registry, spec, devDependencies = [] } = options;
   const dir = await mkdtemp(path.join(tmpdir(), 'agent-workspace-consumer-'));
   await writeFile(
     path.join(dir, 'package.json'),
@@ -43,10 +43,12 @@ export async function createConsumerProject(
   const quiet = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
   await execa('npm', ['install', ...quiet, ...[spec].flat()], { cwd: dir, all: true });
   const installed = await readInstalledPackages(path.join(dir, 'node_modules'));
-  await execa('npm', ['install', ...quiet, '--save-dev', ...devDependencies], {
-    cwd: dir,
-    all: true,
-  });
+  if (devDependencies.length > 0) {
+    await execa('npm', ['install', ...quiet, '--save-dev', ...devDependencies], {
+      cwd: dir,
+      all: true,
+    });
+  }
   return {
     dir,
     installed,

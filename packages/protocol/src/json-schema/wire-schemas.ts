@@ -66,6 +66,10 @@ import {
   tokenUsageWireSchema,
 } from '../models/conversation-stats.js';
 import { directoryArchiveSummaryWireSchema } from '../models/directory-archive-summary.js';
+import {
+  directoryEntryWireSchema,
+  directoryListingPageWireSchema,
+} from '../models/directory-listing.js';
 import { errorEnvelopeSchema } from '../models/error-envelope.js';
 import {
   execClientFrameWireSchema,
@@ -149,6 +153,8 @@ export const wireSchemas = {
   CommandResult: { schema: commandResultWireSchema, io: 'output' },
   FileOperationResult: { schema: fileOperationResultWireSchema, io: 'output' },
   DirectoryArchiveSummary: { schema: directoryArchiveSummaryWireSchema, io: 'output' },
+  DirectoryEntry: { schema: directoryEntryWireSchema, io: 'output' },
+  DirectoryListingPage: { schema: directoryListingPageWireSchema, io: 'output' },
   WorkspaceArchiveManifest: { schema: workspaceArchiveManifestWireSchema, io: 'output' },
   SubdirectoryEntry: { schema: subdirectoryEntryWireSchema, io: 'output' },
   SubdirectoryPage: { schema: subdirectoryPageWireSchema, io: 'output' },

@@ -147,6 +147,16 @@ describe('Agent', () => {
       'tools.0.name',
     );
     expectWorkspaceError(() => Agent.fromConfig({ kind: 'Agent' }), 'INVALID_CONFIG', 'llm');
+    expectWorkspaceError(
+      () => Agent.fromConfig({ llm: { model: 'openai/gpt-4o-mini', base_url: 'not a url' } }),
+      'INVALID_CONFIG',
+      'llm.base_url',
+    );
+    expectWorkspaceError(
+      () => Agent.fromConfig({ llm: { kind: 'ScriptedLLM', script: [{}] } }),
+      'INVALID_CONFIG',
+      'llm.script.0',
+    );
   });
 
   it('has no JSON form when its model has none', () => {

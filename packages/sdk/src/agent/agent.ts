@@ -168,7 +168,9 @@ export class Agent {
     }
     const { llm, tools, system_prompt: systemPrompt } = parsed.data;
     const createModel = options.createModel ?? ((config) => LLM.fromConfig(config));
-    const model = llm.kind === 'ScriptedLLM' ? ScriptedLLM.fromConfig(llm) : createModel(llm);
+    const model = underField('llm', () =>
+      llm.kind === 'ScriptedLLM' ? ScriptedLLM.fromConfig(llm) : createModel(llm),
+    );
     return new Agent({
       llm: model,
       tools: tools.map((tool) => tool.name),
@@ -294,5 +296,23 @@ export class Agent {
     const result = await executePlannedCalls(context, planned);
     if (signal?.aborted) throw abortedError(signal);
     return result;
+  }
+}
+
+/**
+ * `build()`, with the fields an `INVALID_CONFIG` error of it names put under `parent` (the model's
+ * config errors name fields of the model's JSON; the agent's caller needs `llm.base_url`).
+ */
+function underField<T>(parent: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!WorkspaceError.isInstance(error, 'INVALID_CONFIG')) throw error;
+    const { field, fields } = error.details;
+    const nested = (name: unknown): unknown =>
+      typeof name !== 'string' ? name : name === '(root)' ? parent : `${parent}.${name}`;
+    error.details.field = nested(field);
+    if (Array.isArray(fields)) error.details.fields = fields.map(nested);
+    throw error;
   }
 }

@@ -9,6 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     fileParallelism: false,
+    // A page under a loaded CI machine can take seconds to show what it will show.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default', ['json', { outputFile: '../../.test-results/ui-tests.json' }]],
   },
 });

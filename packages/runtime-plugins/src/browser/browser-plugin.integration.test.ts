@@ -61,7 +61,8 @@ const PAGES: Record<string, (query: URLSearchParams) => [string, string]> = {
   '/freeze': () => ['Freeze', '<button onclick="for (;;) {}">Freeze</button>'],
   '/freeze-later': () => [
     'Later',
-    '<p>Freezing soon</p><script>setTimeout(() => { for (;;) {} }, 300);</script>',
+    // Late enough that even a loaded machine reads the page before it freezes.
+    '<p>Freezing soon</p><script>setTimeout(() => { for (;;) {} }, 2_000);</script>',
   ],
   '/long': () => [
     'Long',
@@ -397,7 +398,7 @@ describe.skipIf(skip !== undefined)('browser plugin (real Chromium)', () => {
   it('closes a page that froze between actions before the next action runs', async () => {
     const page = await browse(`${base}/freeze-later`);
     expect(page.content).toContain('Freezing soon');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
     // Same site: the navigation would wait for the frozen page's process.
     const next = await browse(`${base}/second`, 10_000);
     expect(next.extras.error).toBe(false);

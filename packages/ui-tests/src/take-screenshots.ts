@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { AGENT_SERVER_ROUTES, conversationPath } from '@agent-workspace/protocol';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_PATH, FIXTURE_KEY, openUiFixture, type UiFixture } from './open-ui-fixture.js';
 
@@ -131,7 +132,7 @@ async function startConversation(
   ui: UiFixture,
   options: { title: string; task: string; script: object[]; confirm: boolean },
 ): Promise<string> {
-  const { id } = await ui.api<{ id: string }>('POST', '/api/conversations', {
+  const { id } = await ui.api<{ id: string }>('POST', AGENT_SERVER_ROUTES.conversations, {
     workspace: { kind: 'LocalWorkspace', working_dir: ui.dir },
     agent: {
       kind: 'Agent',
@@ -142,14 +143,19 @@ async function startConversation(
     ...(options.confirm ? { security_analyzer: { kind: 'PatternSecurityAnalyzer' } } : {}),
     initial_message: { role: 'user', content: [{ type: 'text', text: options.task }], run: true },
   });
-  await ui.api('PATCH', `/api/conversations/${id}`, { title: options.title });
+  await ui.api('PATCH', conversationPath(AGENT_SERVER_ROUTES.conversation, id), {
+    title: options.title,
+  });
   return id;
 }
 
 /** Resolves once conversation `id` has `status`. */
 async function waitForStatus(ui: UiFixture, id: string, status: string): Promise<void> {
   for (let tries = 0; tries < 600; tries += 1) {
-    const info = await ui.api<{ execution_status: string }>('GET', `/api/conversations/${id}`);
+    const info = await ui.api<{ execution_status: string }>(
+      'GET',
+      conversationPath(AGENT_SERVER_ROUTES.conversation, id),
+    );
     if (info.execution_status === status) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

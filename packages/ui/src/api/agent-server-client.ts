@@ -15,7 +15,7 @@ export interface RequestOptions {
 
 /** Options of {@link AgentServerClient}. */
 export interface AgentServerClientOptions {
-  /** Sent as the `X-Session-API-Key` header and as the sockets' first `auth` frame, never in a URL. */
+  /** Sent as the {@link SESSION_API_KEY_HEADER} header and as the sockets' first `auth` frame, never in a URL. */
   readonly sessionKey: string;
   /** The server's base URL; default the page's own directory, so any mount prefix works. */
   readonly baseUrl?: URL;

@@ -35,10 +35,10 @@ export interface ConversationEventsSocketOptions {
 }
 
 /**
- * The events socket of one conversation (`/sockets/events/{id}`) that survives drops: it
- * connects with `resend_mode=all`; after a drop it reconnects with exponential backoff asking
- * for the events since the last recorded one it received (`resend_mode=since`,
- * `after_timestamp`), and drops those it already has (by `id`), so no event comes twice.
+ * The events socket of one conversation (`AGENT_SERVER_ROUTES.conversationEventsSocket`) that
+ * survives drops: it connects with `resend_mode=all`; after a drop it reconnects with
+ * exponential backoff asking for the events since the last recorded one it received
+ * (`resend_mode=since`, `after_timestamp`), and drops those it already has (by `id`), so no event comes twice.
  * Close codes 4001 (authentication failed) and 4004 (conversation not found) end it.
  */
 export class ConversationEventsSocket {

@@ -65,6 +65,12 @@ export {
   type LocalWorkspaceOptions,
 } from './local/local-workspace.js';
 export {
+  type AcquireDirectoryOptions,
+  acquireDirectory,
+  type DirectoryHoldersOptions,
+  directoryHolders,
+} from './occupancy/acquire-directory.js';
+export {
   acquireWorkspace,
   MAX_HOLDER_ID_LENGTH,
 } from './occupancy/acquire-workspace.js';
@@ -76,6 +82,11 @@ export {
   type OccupancyEntry,
 } from './occupancy/execution-snapshot.js';
 export { LEASE_GUARD_TIMEOUT_MS } from './occupancy/lease-guard.js';
+export {
+  canonicalDirectory,
+  directoryLeaseTarget,
+  type LeaseTarget,
+} from './occupancy/lease-key.js';
 export { LEASE_HISTORY_MS } from './occupancy/lease-record.js';
 export type { OccupyingHolder } from './occupancy/occupied-error.js';
 export type { AcquireWorkspaceOptions, WorkspaceLease } from './occupancy/workspace-lease.js';

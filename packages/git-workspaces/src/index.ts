@@ -34,10 +34,17 @@ export type {
   ProvisionConfig,
   ProvisionCreateOptions,
   ProvisionDestroyOptions,
+  ProvisionDestroyResult,
+  ProvisionRestoreOptions,
   WorkspaceInfo,
   WorkspaceProvisioner,
 } from './provisioner/workspace-provisioner.js';
+export { type LeaseTreeOptions, leaseTree, type TreeHold } from './reaper/lease-tree.js';
 export {
+  type DeclaredOwner,
+  type DeclareTreeOwnerOptions,
+  declaredOwnerSchema,
+  declareTreeOwner,
   type GitWorkspaceKind,
   listOwnerRecords,
   type OwnerRecord,
@@ -49,6 +56,7 @@ export {
   isOwnerAlive,
   type KeptReason,
   type KeptTree,
+  liveOwner,
   type ReapedTree,
   type ReapGitWorkspacesOptions,
   type ReapReport,

@@ -52,6 +52,12 @@ const PACKAGES: readonly {
   },
   { folder: 'git-workspaces', requiredExport: 'GitWorkspace', absent: HEAVY },
   {
+    folder: 'ao-workspaces',
+    requiredExport: 'createAoWorkspace',
+    // A plugin for Composio's orchestrator, not a copy of it: ao-core stays the user's.
+    absent: [...HEAVY, '@composio/*', '@agent-workspace/agent-server'],
+  },
+  {
     folder: 'remote-api',
     requiredExport: 'RemoteAPIWorkspace',
     absent: [...HEAVY, 'dockerode', '@agent-workspace/agent-server', '@agent-workspace/docker'],

@@ -1,34 +1,21 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LocalWorkspace } from '../local/local-workspace.js';
 import { acquireWorkspace } from './acquire-workspace.js';
 import { executionSnapshot } from './execution-snapshot.js';
+import { directoryLeaseTarget } from './lease-key.js';
 import { readLeaseRecords } from './lease-record.js';
-import { type LeaseHolderProcess, startLeaseHolder } from './test-support/lease-holder-process.js';
 import { refusal } from './test-support/refusal.js';
+import { useLeaseHolders } from './test-support/use-lease-holders.js';
 import { useTempDirs } from './test-support/use-temp-dirs.js';
 
 const tempDir = useTempDirs();
-const children: LeaseHolderProcess[] = [];
-afterEach(async () => {
-  for (const holder of children.splice(0)) {
-    if (holder.child.exitCode === null && holder.child.signalCode === null) {
-      holder.child.kill('SIGKILL');
-    }
-    await holder.exited;
-  }
-});
+const holder = useLeaseHolders();
 
 async function setup() {
   const workingDir = await tempDir('occupancy-process-work-');
   const leaseDir = path.join(await tempDir('occupancy-process-leases-'), 'leases');
   return { workingDir, leaseDir, workspace: new LocalWorkspace({ workingDir }) };
-}
-
-function holder(options: Parameters<typeof startLeaseHolder>[0]): LeaseHolderProcess {
-  const started = startLeaseHolder(options);
-  children.push(started);
-  return started;
 }
 
 describe('acquireWorkspace across processes', () => {
@@ -54,9 +41,9 @@ describe('acquireWorkspace across processes', () => {
     ).resolves.toMatchObject({ code: 'WORKSPACE_OCCUPIED' });
 
     // A live holder's record is never recovered, however often others look.
-    const { workspaceId } = await workspace.identity();
+    const { leaseKey } = await directoryLeaseTarget(workingDir);
     await executionSnapshot(workspace, { leaseDir });
-    const live = await readLeaseRecords(leaseDir, workspaceId);
+    const live = await readLeaseRecords(leaseDir, leaseKey);
     expect(live).toHaveLength(1);
     expect(live[0]).toMatchObject({ leaseId: ready.leaseId, pid: child.child.pid });
     expect(live[0]?.recoveredAt).toBeUndefined();
@@ -71,7 +58,7 @@ describe('acquireWorkspace across processes', () => {
       leaseDir,
     });
     expect(lease.holderId).toBe('parent');
-    const records = await readLeaseRecords(leaseDir, workspaceId);
+    const records = await readLeaseRecords(leaseDir, leaseKey);
     const dead = records.find((record) => record.leaseId === ready.leaseId);
     expect(dead).toMatchObject({ holderId: 'child-writer', pid: child.child.pid });
     expect(Date.parse(dead?.recoveredAt ?? '')).not.toBeNaN();

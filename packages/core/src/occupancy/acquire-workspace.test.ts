@@ -7,6 +7,7 @@ import type { DescribedWorkspaceIdentity } from '../workspace/workspace-identity
 import { acquireWorkspace } from './acquire-workspace.js';
 import { executionSnapshot } from './execution-snapshot.js';
 import { withLeaseGuard } from './lease-guard.js';
+import { directoryLeaseTarget } from './lease-key.js';
 import { LEASE_HISTORY_MS, type LeaseRecord, readLeaseRecords } from './lease-record.js';
 import { bindAbstractSocket, closeAbstractSocket, leaseSocketNames } from './lease-socket.js';
 import { refusal } from './test-support/refusal.js';
@@ -108,7 +109,7 @@ describe('acquireWorkspace', () => {
       mode: 'exclusive_write',
       leaseDir,
     });
-    const records = await readLeaseRecords(leaseDir, lease.workspaceId);
+    const records = await readLeaseRecords(leaseDir, lease.leaseKey);
     const mine = records.find((record) => record.leaseId === lease.leaseId);
     expect(mine).toMatchObject({
       holderId: 'one',
@@ -193,11 +194,11 @@ describe('acquireWorkspace', () => {
 
   it('waits for a busy guard, bounded, and stops when aborted', async () => {
     const { leaseDir, first } = await setup();
-    const { workspaceId } = await first.identity();
-    const guard = (await bindAbstractSocket(leaseSocketNames(workspaceId).guard))!;
+    const { leaseKey } = await directoryLeaseTarget(first.workingDir);
+    const guard = (await bindAbstractSocket(leaseSocketNames(leaseKey).guard))!;
     try {
       await expect(
-        refusal(withLeaseGuard({ workspaceId, timeoutMs: 100 }, async () => 'never')),
+        refusal(withLeaseGuard({ leaseKey, timeoutMs: 100 }, async () => 'never')),
       ).resolves.toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
       const aborted = await refusal(
         acquireWorkspace(first, {
@@ -221,10 +222,12 @@ describe('acquireWorkspace', () => {
     const { leaseDir, first } = await setup();
     const { workspaceId } = await first.identity();
     const lease = await acquireWorkspace(first, { holderId: 'a', mode: 'shared_read', leaseDir });
+    const { leaseKey } = lease;
     await lease.release();
     expect((await stat(leaseDir)).mode & 0o777).toBe(0o700);
     const old: LeaseRecord = {
       leaseId: 'f'.repeat(32),
+      leaseKey,
       workspaceId,
       holderId: 'ancient',
       mode: 'shared_read',
@@ -233,7 +236,7 @@ describe('acquireWorkspace', () => {
       acquiredAt: new Date(Date.now() - 3 * LEASE_HISTORY_MS).toISOString(),
       releasedAt: new Date(Date.now() - 2 * LEASE_HISTORY_MS).toISOString(),
     };
-    const dir = path.join(leaseDir, workspaceId);
+    const dir = path.join(leaseDir, leaseKey);
     await writeFile(path.join(dir, `${old.leaseId}.json`), JSON.stringify(old));
     await (
       await acquireWorkspace(first, { holderId: 'b', mode: 'shared_read', leaseDir })

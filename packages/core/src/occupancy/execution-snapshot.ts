@@ -5,6 +5,7 @@ import { assertLinux } from './assert-linux.js';
 import { defaultLeaseDir, openLeaseDir } from './default-lease-dir.js';
 import { identifyWorkspace } from './identify-workspace.js';
 import { withLeaseGuard } from './lease-guard.js';
+import { workspaceLeaseTarget } from './lease-key.js';
 import { surveyLeases } from './survey-leases.js';
 
 /** One live holder of a workspace, as {@link executionSnapshot} reports it. */
@@ -24,7 +25,10 @@ export interface OccupancyEntry {
 export interface ExecutionSnapshot {
   /** The workspace's identity (its `accessMode` is this object's). */
   activeWorkspace: WorkspaceIdentity;
-  /** Live leases only (released and dead holders' are not listed). */
+  /**
+   * Live leases of the execution root's directory, taken through any workspace on it (or of the
+   * remote workspace's id); released and dead holders' are not listed.
+   */
   occupancy: OccupancyEntry[];
   executionRoot: string;
   cwd: string;
@@ -54,9 +58,9 @@ export async function executionSnapshot(
   const { signal } = options;
   const leaseDir = await openLeaseDir(options.leaseDir ?? defaultLeaseDir());
   const identity = await identifyWorkspace(workspace, signal);
-  const { workspaceId } = identity;
-  const { live } = await withLeaseGuard({ workspaceId, signal }, () =>
-    surveyLeases({ leaseDir, workspaceId }),
+  const { leaseKey } = await workspaceLeaseTarget(workspace, identity);
+  const { live } = await withLeaseGuard({ leaseKey, signal }, () =>
+    surveyLeases({ leaseDir, leaseKey }),
   );
   const worktreeSession = describedSession(workspace);
   return {

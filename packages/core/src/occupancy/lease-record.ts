@@ -7,12 +7,17 @@ import type { WorkspaceAccessMode } from '@agent-workspace/protocol';
 export const LEASE_HISTORY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * One lease as recorded on disk (`<leaseDir>/<workspaceId>/<leaseId>.json`). The record is the
+ * One lease as recorded on disk (`<leaseDir>/<leaseKey>/<leaseId>.json`). The record is the
  * lease's history and the name of its holder; the lock itself is the holder's abstract socket.
  */
 export interface LeaseRecord {
   leaseId: string;
+  /** What the lease is keyed by (see `directoryLeaseTarget`): names its sockets and directory. */
+  leaseKey: string;
+  /** The `workspaceId` of the leased workspace (the `leaseKey` for a bare directory's lease). */
   workspaceId: string;
+  /** The real path of the leased directory; absent for a remote workspace's lease. */
+  directory?: string | undefined;
   holderId: string;
   mode: WorkspaceAccessMode;
   /** Process that holds (held) the lease. */
@@ -31,14 +36,14 @@ export function isOpenRecord(record: LeaseRecord): boolean {
   return record.releasedAt === undefined && record.recoveredAt === undefined;
 }
 
-/** The directory of one workspace's records. */
-export function workspaceRecordDir(leaseDir: string, workspaceId: string): string {
-  return path.join(leaseDir, workspaceId);
+/** The directory of one lease key's records. */
+export function leaseRecordDir(leaseDir: string, leaseKey: string): string {
+  return path.join(leaseDir, leaseKey);
 }
 
 /** Writes `record` atomically (a private temporary file renamed over the record). */
 export async function writeLeaseRecord(leaseDir: string, record: LeaseRecord): Promise<void> {
-  const dir = workspaceRecordDir(leaseDir, record.workspaceId);
+  const dir = leaseRecordDir(leaseDir, record.leaseKey);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const target = path.join(dir, `${record.leaseId}.json`);
   const temporary = path.join(dir, `.${record.leaseId}.${randomBytes(6).toString('hex')}.tmp`);
@@ -51,12 +56,9 @@ export async function writeLeaseRecord(leaseDir: string, record: LeaseRecord): P
   }
 }
 
-/** Every readable record of `workspaceId` (unreadable or foreign files are skipped). */
-export async function readLeaseRecords(
-  leaseDir: string,
-  workspaceId: string,
-): Promise<LeaseRecord[]> {
-  const dir = workspaceRecordDir(leaseDir, workspaceId);
+/** Every readable record of `leaseKey` (unreadable or foreign files are skipped). */
+export async function readLeaseRecords(leaseDir: string, leaseKey: string): Promise<LeaseRecord[]> {
+  const dir = leaseRecordDir(leaseDir, leaseKey);
   let names: string[];
   try {
     names = await readdir(dir);
@@ -69,7 +71,7 @@ export async function readLeaseRecords(
     if (!/^[0-9a-f]{32}\.json$/.test(name)) continue;
     try {
       const record = JSON.parse(await readFile(path.join(dir, name), 'utf8')) as LeaseRecord;
-      if (record.workspaceId === workspaceId && `${record.leaseId}.json` === name) {
+      if (record.leaseKey === leaseKey && `${record.leaseId}.json` === name) {
         records.push(record);
       }
     } catch {
@@ -89,7 +91,7 @@ export async function pruneLeaseRecords(
   for (const record of records) {
     const ended = record.releasedAt ?? record.recoveredAt;
     if (ended !== undefined && now - Date.parse(ended) > LEASE_HISTORY_MS) {
-      const file = path.join(workspaceRecordDir(leaseDir, record.workspaceId), record.leaseId);
+      const file = path.join(leaseRecordDir(leaseDir, record.leaseKey), record.leaseId);
       await rm(`${file}.json`, { force: true });
     } else {
       kept.push(record);

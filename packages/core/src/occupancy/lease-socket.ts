@@ -10,9 +10,9 @@ import net from 'node:net';
 /** Prefix of every abstract socket name of the occupancy leases (without the leading NUL). */
 export const LEASE_SOCKET_PREFIX = 'agent-workspace/lease/';
 
-/** Socket names of one workspace's leases (without the leading NUL). */
+/** Socket names of one lease key's leases (without the leading NUL). */
 export interface LeaseSocketNames {
-  /** Serialises every check-and-take and release of the workspace's leases. */
+  /** Serialises every check-and-take and release of the key's leases. */
   guard: string;
   /** Held by the `exclusive_write` holder: the lock. */
   write: string;
@@ -22,9 +22,9 @@ export interface LeaseSocketNames {
   readPrefix: string;
 }
 
-/** The socket names of `workspaceId`'s leases. */
-export function leaseSocketNames(workspaceId: string): LeaseSocketNames {
-  const base = `${LEASE_SOCKET_PREFIX}${workspaceId}/`;
+/** The socket names of `leaseKey`'s leases (see `directoryLeaseTarget`). */
+export function leaseSocketNames(leaseKey: string): LeaseSocketNames {
+  const base = `${LEASE_SOCKET_PREFIX}${leaseKey}/`;
   return {
     guard: `${base}guard`,
     write: `${base}write`,
@@ -60,7 +60,7 @@ export function closeAbstractSocket(server: net.Server): Promise<void> {
 
 /**
  * True when a socket holds `name`: probed by binding it (and closing at once when that
- * succeeds). Call it under the workspace's guard, so the probe never races a real taker.
+ * succeeds). Call it under the lease key's guard, so the probe never races a real taker.
  */
 export async function isSocketNameHeld(name: string): Promise<boolean> {
   const probe = await bindAbstractSocket(name);

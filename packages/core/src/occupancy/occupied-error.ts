@@ -32,8 +32,14 @@ function describeHolder(holder: OccupyingHolder, leaseDir: string): string {
 
 /** Options of {@link occupiedError}. */
 export interface OccupiedErrorOptions {
+  /** The leased workspace's id (the lease key for a bare directory). */
   workspaceId: string;
+  /** What the message calls the leased thing: the workspace's anchor, or the directory. */
   anchor: string;
+  /** The key the lease is taken on; in `details`. */
+  leaseKey: string;
+  /** The real path of the leased directory, when it is one of this machine; in `details`. */
+  directory?: string | undefined;
   /** The mode that was asked for. */
   wanted: LiveLease['mode'];
   /** The live leases that refuse it (at least one). */
@@ -43,20 +49,23 @@ export interface OccupiedErrorOptions {
 
 /**
  * The `WORKSPACE_OCCUPIED` refusal: the message names every conflicting holder (holder id, pid,
- * mode, since); `details` has the first one's `holderId`, `pid`, `mode` and `since`, and all of
- * them in `holders`.
+ * mode, since); `details` has `workspaceId`, `leaseKey`, `directory` (when a directory of this
+ * machine), the first holder's `holderId`, `pid`, `mode` and `since`, and all of them in
+ * `holders`.
  */
 export function occupiedError(options: OccupiedErrorOptions): WorkspaceError {
-  const { workspaceId, anchor, wanted, conflicts, leaseDir } = options;
+  const { workspaceId, anchor, leaseKey, directory, wanted, conflicts, leaseDir } = options;
   const holders = conflicts.map(occupyingHolder);
   const first = holders[0]!;
   return new WorkspaceError({
     code: 'WORKSPACE_OCCUPIED',
     message:
-      `workspace ${workspaceId} (${anchor}) cannot be leased ${wanted}: held ` +
+      `workspace ${workspaceId} (${anchor}${directory !== undefined && directory !== anchor ? `, directory ${directory}` : ''}) cannot be leased ${wanted}: held ` +
       holders.map((holder) => describeHolder(holder, leaseDir)).join('; '),
     details: {
       workspaceId,
+      leaseKey,
+      ...(directory === undefined ? {} : { directory }),
       wanted,
       holderId: first.holderId,
       pid: first.pid,

@@ -32,7 +32,7 @@ export interface LeaseSurvey {
 /** Options of {@link surveyLeases}. */
 export interface SurveyLeasesOptions {
   leaseDir: string;
-  workspaceId: string;
+  leaseKey: string;
 }
 
 /** The socket whose binding says a record's holder is alive. */
@@ -42,21 +42,21 @@ export function holderSocketName(names: LeaseSocketNames, record: LeaseRecord): 
 }
 
 /**
- * Who holds the workspace's leases, decided by the sockets, not the records: an open record
+ * Who holds the lease key's leases, decided by the sockets, not the records: an open record
  * whose holder socket is free belongs to a dead holder and is marked `recoveredAt` (a live
  * holder's record is never touched); a held socket without a record here (its holder keeps
  * records in another lease directory) still counts. Old history is pruned. Call it under the
- * workspace's guard ({@link withLeaseGuard}).
+ * key's guard ({@link withLeaseGuard}).
  */
 export async function surveyLeases({
   leaseDir,
-  workspaceId,
+  leaseKey,
 }: SurveyLeasesOptions): Promise<LeaseSurvey> {
-  const names = leaseSocketNames(workspaceId);
+  const names = leaseSocketNames(leaseKey);
   const now = Date.now();
   const records = await pruneLeaseRecords(
     leaseDir,
-    await readLeaseRecords(leaseDir, workspaceId),
+    await readLeaseRecords(leaseDir, leaseKey),
     now,
   );
   const live: LiveLease[] = [];

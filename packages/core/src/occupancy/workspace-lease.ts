@@ -7,8 +7,12 @@ import type { WorkspaceAccessMode } from '@agent-workspace/protocol';
 export interface WorkspaceLease extends AsyncDisposable {
   /** 32 hex digits, unique per lease. */
   readonly leaseId: string;
-  /** The `workspaceId` of the leased workspace's identity. */
+  /** What the lease is keyed by: the directory's (see `directoryLeaseTarget`) or a remote id. */
+  readonly leaseKey: string;
+  /** The `workspaceId` of the leased workspace's identity (the `leaseKey` for `acquireDirectory`). */
   readonly workspaceId: string;
+  /** The real path of the leased directory; `undefined` for a remote workspace. */
+  readonly directory: string | undefined;
   /** Who holds the lease, as given to `acquireWorkspace`. */
   readonly holderId: string;
   /** `shared_read` (any number at once, no writer) or `exclusive_write` (alone). */

@@ -35,6 +35,11 @@ export function forgetHeldLease(workspace: object, leaseId: string): void {
   heldByWorkspace.get(workspace)?.delete(leaseId);
 }
 
+/** The ids of the leases `workspace` holds. */
+export function heldLeaseIds(workspace: object): Set<string> {
+  return new Set(heldByWorkspace.get(workspace)?.keys() ?? []);
+}
+
 /** The first `shared_read` lease `workspace` holds, if any. */
 export function heldSharedReadLease(workspace: object): HeldLease | undefined {
   for (const lease of heldByWorkspace.get(workspace)?.values() ?? []) {

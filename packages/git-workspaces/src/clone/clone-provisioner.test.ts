@@ -92,3 +92,65 @@ describe('CloneProvisioner', () => {
     );
   });
 });
+
+describe('CloneProvisioner branches and remotes', () => {
+  it('refuses a branch that exists in the project with ALREADY_EXISTS, leaving nothing behind', async () => {
+    await writeFile(path.join(area.project, 'work.txt'), 'work\n');
+    await git(area.project, 'checkout', '-q', '-b', 'agent/taken');
+    await git(area.project, 'add', '-A');
+    await git(area.project, 'commit', '-q', '-m', 'existing work');
+    await git(area.project, 'checkout', '-q', 'main');
+    const error = await expectRejection(
+      clones.create(config('c9', 'agent/taken')),
+      'ALREADY_EXISTS',
+    );
+    expect(error.details.field).toBe('branch');
+    expect(error.message).toContain('restore');
+    expect(existsSync(path.join(area.root, 'app', 'c9'))).toBe(false);
+    expect(await clones.list('app')).toEqual([]);
+    // restore is the way to get it back, with its commits.
+    const restored = await clones.restore(
+      config('c9', 'agent/taken'),
+      path.join(area.root, 'app', 'c9'),
+    );
+    expect(await readFile(path.join(restored.path, 'work.txt'), 'utf8')).toBe('work\n');
+  });
+
+  it("points origin where the project's origin points and names the project 'project'", async () => {
+    const upstream = path.join(area.base, 'upstream.git');
+    await git(area.base, 'init', '-q', '--bare', '-b', 'main', upstream);
+    // A relative URL (relative to the project) still names the upstream from the clone.
+    await git(area.project, 'remote', 'add', 'origin', '../upstream.git');
+    await git(area.project, 'push', '-q', 'origin', 'main');
+    const info = await clones.create(config('c10'));
+    expect(info.warnings).toBeUndefined();
+    expect(await git(info.path, 'remote', 'get-url', 'origin')).toBe(upstream);
+    expect(await git(info.path, 'remote', 'get-url', 'project')).toBe(area.project);
+    // origin/main is where the project saw it, and origin fetches like any clone's.
+    const main = await git(area.project, 'rev-parse', 'refs/remotes/origin/main');
+    expect(await git(info.path, 'rev-parse', 'refs/remotes/origin/main')).toBe(main);
+    expect(await git(info.path, 'rev-parse', 'HEAD')).toBe(main);
+    await git(info.path, 'fetch', '-q', 'origin');
+    expect(await git(info.path, 'config', '--get-all', 'remote.origin.fetch')).toBe(
+      '+refs/heads/*:refs/remotes/origin/*',
+    );
+    await writeFile(path.join(info.path, 'pushed.txt'), 'x\n');
+    await git(info.path, 'add', '-A');
+    await git(info.path, 'commit', '-q', '-m', 'pushed');
+    await git(info.path, 'push', '-q', 'origin', 'HEAD');
+    const head = await git(info.path, 'rev-parse', 'HEAD');
+    expect(await git(upstream, 'rev-parse', 'refs/heads/agent/c10')).toBe(head);
+    await expect(
+      git(area.project, 'rev-parse', '--verify', 'refs/heads/agent/c10'),
+    ).rejects.toThrow();
+    // Pushed to origin: nothing unsaved.
+    await clones.destroy(info.path);
+    expect(existsSync(info.path)).toBe(false);
+  });
+
+  it('keeps the project as origin when the project has no origin', async () => {
+    const info = await clones.create(config('c11'));
+    expect(await git(info.path, 'remote')).toBe('origin');
+    expect(await git(info.path, 'remote', 'get-url', 'origin')).toBe(area.project);
+  });
+});

@@ -38,10 +38,19 @@ export function hasUnsavedWork(work: UnsavedWork): boolean {
  */
 export async function findUnsavedWork(options: FindUnsavedWorkOptions): Promise<UnsavedWork> {
   const { path: tree, signal } = options;
-  const status = await gitOrThrow(
-    ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all'],
-    { cwd: tree, signal },
-  );
+  // Both read-only, so they run at once.
+  const [status, unpushed] = await Promise.all([
+    gitOrThrow(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all'], {
+      cwd: tree,
+      signal,
+    }),
+    options.unpushedCommits
+      ? gitOrThrow(['rev-list', '--count', '--branches', '--not', '--remotes'], {
+          cwd: tree,
+          signal,
+        })
+      : undefined,
+  ]);
   const entries = status.split('\0');
   const paths: string[] = [];
   for (let index = 0; index < entries.length; index++) {
@@ -54,14 +63,7 @@ export async function findUnsavedWork(options: FindUnsavedWorkOptions): Promise<
     if (code === '??' && (await isOwnSymlink(tree, file, options.ignoreSymlinks))) continue;
     paths.push(file);
   }
-  let unpushedCommits = 0;
-  if (options.unpushedCommits) {
-    const count = await gitOrThrow(['rev-list', '--count', '--branches', '--not', '--remotes'], {
-      cwd: tree,
-      signal,
-    });
-    unpushedCommits = Number.parseInt(count.trim(), 10) || 0;
-  }
+  const unpushedCommits = unpushed === undefined ? 0 : Number.parseInt(unpushed.trim(), 10) || 0;
   return { paths: paths.slice(0, UNSAVED_PATHS_LIMIT), pathCount: paths.length, unpushedCommits };
 }
 

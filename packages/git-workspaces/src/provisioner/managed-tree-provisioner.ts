@@ -6,7 +6,7 @@ import {
   findUnsavedWork,
   hasUnsavedWork,
 } from '../internal/find-unsaved-work.js';
-import { runGit } from '../internal/run-git.js';
+import { inspectProject } from '../internal/inspect-project.js';
 import {
   defaultGitWorkspacesRoot,
   parseTreePath,
@@ -15,10 +15,12 @@ import {
   treePath,
 } from '../internal/tree-layout.js';
 import {
+  assertSymlinkEntries,
   type PostCreateOptions,
   type PostCreateResult,
   runPostCreate,
 } from '../post-create/run-post-create.js';
+import { leaseTree } from '../reaper/lease-tree.js';
 import {
   addOwnerSymlinks,
   type GitWorkspaceKind,
@@ -27,12 +29,14 @@ import {
   writeOwnerRecord,
 } from '../reaper/owner-record.js';
 import { type ReapReport, reapGitWorkspaces } from '../reaper/reap-git-workspaces.js';
-import { parseProvisionConfig } from './parse-provision-config.js';
+import { parseProvisionConfig, parseProvisionShape } from './parse-provision-config.js';
 import type {
   ProjectConfig,
   ProvisionConfig,
   ProvisionCreateOptions,
   ProvisionDestroyOptions,
+  ProvisionDestroyResult,
+  ProvisionRestoreOptions,
   WorkspaceInfo,
   WorkspaceProvisioner,
 } from './workspace-provisioner.js';
@@ -48,6 +52,13 @@ export interface GitProvisionerOptions {
   reapOnStart?: boolean | undefined;
   /** Bound of that start-up reap. Default {@link DEFAULT_REAP_TIMEOUT_MS}. */
   reapTimeoutMs?: number | undefined;
+}
+
+/** What `create` learnt of the project before making the tree. */
+export interface MakeTreeContext {
+  /** The project's `remote.origin.url`, when it has one. */
+  originUrl: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** Where a tree's removal needs to look. */
@@ -111,8 +122,8 @@ export abstract class ManagedTreeProvisioner implements WorkspaceProvisioner {
   ): Promise<WorkspaceInfo> {
     const { signal } = options;
     await this.start();
-    const parsed = await parseProvisionConfig(config, signal);
-    await assertProjectRepository(parsed.project.path, signal);
+    const parsed = parseProvisionShape(config);
+    const { originUrl } = await inspectProject(parsed.project.path, signal);
     const target = treePath(this.root, parsed.projectId, parsed.sessionId);
     if (await stat(target).catch(() => undefined)) {
       throw new WorkspaceError({
@@ -132,8 +143,9 @@ export abstract class ManagedTreeProvisioner implements WorkspaceProvisioner {
       projectPath: parsed.project.path,
       symlinks: parsed.project.symlinks ?? [],
     });
+    let warnings: string[];
     try {
-      await this.makeTree(parsed, target, signal);
+      warnings = await this.makeTree(parsed, target, { originUrl, signal });
       if (signal?.aborted) throw abortedError(signal);
     } catch (error) {
       await this.removeTree({ path: target, projectPath: parsed.project.path }).catch(() => {});
@@ -145,15 +157,53 @@ export abstract class ManagedTreeProvisioner implements WorkspaceProvisioner {
       branch: parsed.branch,
       sessionId: parsed.sessionId,
       projectId: parsed.projectId,
+      ...(warnings.length > 0 && { warnings }),
     };
   }
 
-  async destroy(target: string, options: ProvisionDestroyOptions = {}): Promise<void> {
-    const { force = false, signal } = options;
+  async destroy(
+    target: string,
+    options: ProvisionDestroyOptions = {},
+  ): Promise<ProvisionDestroyResult> {
+    const { force = false, overrideLeases, exceptHeldBy, signal } = options;
     const { projectId, sessionId, path: tree } = parseTreePath(this.root, target);
-    const record = await readOwnerRecord(this.root, projectId, sessionId);
-    const exists = (await stat(tree).catch(() => undefined)) !== undefined;
-    if (!exists && !record) return;
+    const hold = await leaseTree({
+      path: tree,
+      operation: 'destroy',
+      overrideLeases,
+      exceptHeldBy,
+      signal,
+    });
+    try {
+      const removed = await this.#destroyHeld({ projectId, sessionId, tree, force, signal });
+      return { removed, forced: hold.forced, holders: hold.holders };
+    } finally {
+      await hold.release();
+    }
+  }
+
+  /** `destroy` while the tree's lease is held: true when something was removed. */
+  async #destroyHeld(options: {
+    projectId: string;
+    sessionId: string;
+    tree: string;
+    force: boolean;
+    signal: AbortSignal | undefined;
+  }): Promise<boolean> {
+    const { projectId, sessionId, tree, force, signal } = options;
+    const [record, treeStat] = await Promise.all([
+      readOwnerRecord(this.root, projectId, sessionId),
+      stat(tree).catch(() => undefined),
+    ]);
+    const exists = treeStat !== undefined;
+    if (!exists && !record) return false;
+    const location = { path: tree, projectPath: record?.projectPath };
+    // A tree with post-create links is never clean to git (they are untracked): look ourselves.
+    const gitMayCheck = exists && !force && (record?.symlinks.length ?? 0) === 0;
+    if (gitMayCheck && (await this.removeTreeIfClean(location, signal))) {
+      await removeOwnerRecord(this.root, projectId, sessionId);
+      return true;
+    }
     if (exists && !force) {
       const work = await findUnsavedWork({
         path: tree,
@@ -169,8 +219,9 @@ export abstract class ManagedTreeProvisioner implements WorkspaceProvisioner {
         });
       }
     }
-    await this.removeTree({ path: tree, projectPath: record?.projectPath }, signal);
+    await this.removeTree(location, signal);
     await removeOwnerRecord(this.root, projectId, sessionId);
+    return true;
   }
 
   async list(projectId: string): Promise<WorkspaceInfo[]> {
@@ -200,28 +251,46 @@ export abstract class ManagedTreeProvisioner implements WorkspaceProvisioner {
     options: PostCreateOptions = {},
   ): Promise<PostCreateResult> {
     const { projectId, sessionId, path: tree } = parseTreePath(this.root, info.path);
+    assertSymlinkEntries(project.symlinks);
     // Recorded first, so the links never count as uncommitted work (nor block the reaper).
     await addOwnerSymlinks(this.root, projectId, sessionId, project.symlinks ?? []);
     return runPostCreate({
       ...options,
       path: tree,
       project,
-      remove: () => this.destroy(tree, { force: true }),
+      remove: async () => {
+        await this.destroy(tree, { force: true });
+      },
     });
   }
 
-  async restore(config: ProvisionConfig, target: string): Promise<WorkspaceInfo> {
+  async restore(
+    config: ProvisionConfig,
+    target: string,
+    options: ProvisionRestoreOptions = {},
+  ): Promise<WorkspaceInfo> {
     await this.start();
     const parsed = await parseProvisionConfig(config);
     const expected = treePath(this.root, parsed.projectId, parsed.sessionId);
     if (path.resolve(target) !== expected) {
       throw invalidArgument('path', `must be the config's managed tree ${expected}, got ${target}`);
     }
-    await assertProjectRepository(parsed.project.path);
     await mkdir(projectDirectory(this.root, parsed.projectId), { recursive: true });
-    await this.restoreTree(parsed, expected);
-    // This process owns the tree from now on.
+    // Held while the tree is made or taken over, so no one works in it meanwhile.
+    const hold = await leaseTree({
+      path: expected,
+      operation: 'restore',
+      overrideLeases: options.overrideLeases,
+    });
+    try {
+      await this.restoreTree(parsed, expected);
+    } finally {
+      await hold.release();
+    }
+    // This process owns the tree from now on, beside a long-lived owner declared before.
+    const previous = await readOwnerRecord(this.root, parsed.projectId, parsed.sessionId);
     await writeOwnerRecord(this.root, {
+      ...(previous?.owner && { owner: previous.owner }),
       kind: this.name,
       path: expected,
       projectId: parsed.projectId,
@@ -238,31 +307,26 @@ export abstract class ManagedTreeProvisioner implements WorkspaceProvisioner {
     };
   }
 
-  /** Makes the tree at `target` (which does not exist yet). */
+  /** Makes the tree at `target` (which does not exist yet); resolves with warnings. */
   protected abstract makeTree(
     config: ProvisionConfig,
     target: string,
-    signal?: AbortSignal,
-  ): Promise<void>;
+    context: MakeTreeContext,
+  ): Promise<string[]>;
   /** Removes the tree at `location.path` unconditionally. */
   protected abstract removeTree(location: TreeLocation, signal?: AbortSignal): Promise<void>;
+  /**
+   * Removes the tree only if a check cheaper than {@link findUnsavedWork} finds it clean;
+   * `false` (the default: no such check) sends `destroy` to the full check.
+   */
+  protected async removeTreeIfClean(
+    _location: TreeLocation,
+    _signal?: AbortSignal,
+  ): Promise<boolean> {
+    return false;
+  }
   /** Lists the project's managed trees. */
   protected abstract listTrees(projectId: string): Promise<WorkspaceInfo[]>;
   /** Brings back the tree of an existing branch at `target`. */
   protected abstract restoreTree(config: ProvisionConfig, target: string): Promise<void>;
-}
-
-/** Rejects with `INVALID_CONFIG` (field `project.path`) unless `projectPath` is a git work tree. */
-async function assertProjectRepository(projectPath: string, signal?: AbortSignal): Promise<void> {
-  const isDirectory = (await stat(projectPath).catch(() => undefined))?.isDirectory() === true;
-  const probe = isDirectory
-    ? await runGit(['rev-parse', '--is-inside-work-tree'], { cwd: projectPath, signal })
-    : undefined;
-  if (probe?.exitCode !== 0 || probe.stdout.trim() !== 'true') {
-    throw new WorkspaceError({
-      code: 'INVALID_CONFIG',
-      message: `project.path ${projectPath} is not a git work tree${isDirectory ? '' : ' (no such directory)'}`,
-      details: { fields: ['project.path'], field: 'project.path' },
-    });
-  }
 }

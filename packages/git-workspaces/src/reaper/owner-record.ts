@@ -2,12 +2,35 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { invalidArgument, WorkspaceError } from '@agent-workspace/core';
 import { z } from 'zod';
-import { ownerRecordPath, ownersDirectory } from '../internal/tree-layout.js';
+import { ownerRecordPath, ownersDirectory, parseTreePath } from '../internal/tree-layout.js';
 import { readProcessStartTime } from './read-process-start-time.js';
 
 /** What a managed tree is: a linked worktree of the project, or a full clone. */
 export type GitWorkspaceKind = 'worktree' | 'clone';
+
+/**
+ * A long-lived owner declared for a tree, other than the process that made it (an
+ * orchestrator's `spawn` exits while its agent keeps working in tmux): a process named by pid
+ * and start time, or the holder id of an occupancy lease on the tree.
+ */
+export const declaredOwnerSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('process'),
+    pid: z.number().int().positive(),
+    /** Field 22 of `/proc/<pid>/stat`, so a recycled pid does not count. */
+    processStartTime: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('lease'),
+    /** The `holderId` of a live lease on the tree's directory. */
+    holderId: z.string().min(1),
+  }),
+]);
+
+/** A declared owner, as stored. */
+export type DeclaredOwner = z.output<typeof declaredOwnerSchema>;
 
 /** The owner record kept next to every managed tree. */
 export const ownerRecordSchema = z.object({
@@ -27,15 +50,17 @@ export const ownerRecordSchema = z.object({
   /** Field 22 of `/proc/<pid>/stat`; absent off Linux. */
   processStartTime: z.string().optional(),
   createdAt: z.string(),
+  /** A long-lived owner besides the creating process (see {@link declareTreeOwner}). */
+  owner: declaredOwnerSchema.optional(),
 });
 
 /** An owner record, as stored. */
 export type OwnerRecord = z.output<typeof ownerRecordSchema>;
 
-/** Fields of a new owner record; the owner is this process. */
+/** Fields of a new owner record; the owner is this process (and `owner`, when declared). */
 export type NewOwnerRecord = Pick<
   OwnerRecord,
-  'kind' | 'path' | 'projectId' | 'sessionId' | 'branch' | 'projectPath' | 'symlinks'
+  'kind' | 'path' | 'projectId' | 'sessionId' | 'branch' | 'projectPath' | 'symlinks' | 'owner'
 >;
 
 /**
@@ -98,6 +123,67 @@ export async function removeOwnerRecord(
   await rm(ownerRecordPath(root, projectId, sessionId), { force: true });
 }
 
+/** Replaces a tree's owner record atomically (temp file + rename). */
+async function rewriteOwnerRecord(root: string, record: OwnerRecord): Promise<void> {
+  const file = ownerRecordPath(root, record.projectId, record.sessionId);
+  const temporary = `${file}.${randomUUID().slice(0, 8)}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, file);
+}
+
+/** Options of {@link declareTreeOwner}. */
+export interface DeclareTreeOwnerOptions {
+  /** The managed root. */
+  root: string;
+  /** The managed tree (`<root>/<projectId>/<sessionId>`). */
+  path: string;
+  /**
+   * The long-lived owner: `{ type: 'process', pid }` (its start time is read now unless given)
+   * or `{ type: 'lease', holderId }`; `undefined` clears the declaration.
+   */
+  owner: DeclaredOwner | undefined;
+}
+
+/**
+ * Declares who owns a tree besides the process that made it, in its owner record: the reaper
+ * keeps the tree while that owner lives (the process runs with the same start time, or a lease
+ * of that holder id on the tree is live), even after the creating process exited.
+ *
+ * @throws WorkspaceError `INVALID_ARGUMENT` naming `owner` (a bad shape, or a process that does
+ *   not run), `FORBIDDEN` (field `path`) outside the root, `NOT_FOUND` without an owner record.
+ */
+export async function declareTreeOwner(options: DeclareTreeOwnerOptions): Promise<OwnerRecord> {
+  const { root, path: target } = options;
+  const { projectId, sessionId } = parseTreePath(root, target);
+  let owner: DeclaredOwner | undefined;
+  if (options.owner !== undefined) {
+    const parsed = declaredOwnerSchema.safeParse(options.owner);
+    if (!parsed.success) {
+      throw invalidArgument('owner', parsed.error.issues.map((issue) => issue.message).join('; '));
+    }
+    owner = parsed.data;
+    if (owner.type === 'process' && owner.processStartTime === undefined) {
+      const processStartTime = await readProcessStartTime(owner.pid);
+      if (processStartTime === undefined) {
+        throw invalidArgument('owner.pid', `no process ${owner.pid} runs on this host`);
+      }
+      owner = { ...owner, processStartTime };
+    }
+  }
+  const record = await readOwnerRecord(root, projectId, sessionId);
+  if (!record) {
+    throw new WorkspaceError({
+      code: 'NOT_FOUND',
+      message: `${target} has no owner record: not a tree this package made`,
+      details: { field: 'path', path: target },
+    });
+  }
+  const { owner: _previous, ...rest } = record;
+  const updated: OwnerRecord = owner === undefined ? rest : { ...rest, owner };
+  await rewriteOwnerRecord(root, updated);
+  return updated;
+}
+
 /**
  * Adds `symlinks` (post-create links, relative paths) to a tree's owner record, keeping its
  * owner; nothing when the record is missing.
@@ -110,9 +196,8 @@ export async function addOwnerSymlinks(
 ): Promise<void> {
   const record = await readOwnerRecord(root, projectId, sessionId);
   if (!record || symlinks.length === 0) return;
-  const merged = { ...record, symlinks: [...new Set([...record.symlinks, ...symlinks])] };
-  const file = ownerRecordPath(root, projectId, sessionId);
-  const temporary = `${file}.${randomUUID().slice(0, 8)}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, file);
+  await rewriteOwnerRecord(root, {
+    ...record,
+    symlinks: [...new Set([...record.symlinks, ...symlinks])],
+  });
 }

@@ -152,6 +152,10 @@ export class GitWorkspace extends LocalWorkspace {
   protected override async runClose(): Promise<void> {
     await super.runClose();
     if (this.#onClose === 'keep') return;
-    await this.provisioner.destroy(this.info.path, { force: this.#forceDestroy });
+    // This object's own leases do not refuse; anyone else's on the directory does.
+    await this.provisioner.destroy(this.info.path, {
+      force: this.#forceDestroy,
+      exceptHeldBy: this,
+    });
   }
 }

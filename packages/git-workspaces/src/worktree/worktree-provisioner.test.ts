@@ -115,6 +115,19 @@ describe('WorktreeProvisioner', () => {
     expect(await git(area.project, 'worktree', 'list', '--porcelain')).not.toContain(info.path);
   });
 
+  it('counts untracked files even where the repository hides them from git status', async () => {
+    await git(area.project, 'config', 'status.showUntrackedFiles', 'no');
+    const info = await worktrees.create(config('s1'));
+    await mkdir(path.join(info.path, 'fresh'));
+    await writeFile(path.join(info.path, 'fresh', 'idea.txt'), 'x');
+    const refused = await expectRejection(worktrees.destroy(info.path), 'FORBIDDEN');
+    expect(refused.details.paths).toEqual(['fresh/idea.txt']);
+    expect(existsSync(path.join(info.path, 'fresh', 'idea.txt'))).toBe(true);
+    await rm(path.join(info.path, 'fresh'), { recursive: true });
+    expect(await worktrees.destroy(info.path)).toMatchObject({ removed: true });
+    expect(existsSync(info.path)).toBe(false);
+  });
+
   it('refuses paths outside the managed root', async () => {
     await expectRejection(worktrees.destroy(area.project), 'FORBIDDEN');
     await expectRejection(worktrees.destroy(path.join(area.root, 'app')), 'FORBIDDEN');
@@ -132,6 +145,8 @@ describe('WorktreeProvisioner', () => {
       [{ branch: '-x' }, 'branch'],
       [{ project: { path: 'relative', defaultBranch: 'main' } }, 'project.path'],
       [{ project: { path: area.base, defaultBranch: 'main' } }, 'project.path'],
+      [{ project: { path: path.join(area.base, 'none'), defaultBranch: 'main' } }, 'project.path'],
+      [{ project: { path: area.project, defaultBranch: 'a:b' } }, 'project.defaultBranch'],
       [
         { project: { path: area.project, defaultBranch: 'main', symlinks: ['../up'] } },
         'project.symlinks.0',
@@ -147,6 +162,24 @@ describe('WorktreeProvisioner', () => {
       expect(error.message).toContain(field);
     }
     expect(existsSync(path.join(area.root, 'app', 'ok'))).toBe(false);
+  });
+
+  it('names every bad branch at once, and refuses a bare repository as the project', async () => {
+    const both = await expectRejection(
+      worktrees.create({
+        ...config('ok', 'x..y'),
+        project: { path: area.project, defaultBranch: 'HEAD' },
+      }),
+      'INVALID_CONFIG',
+    );
+    expect(both.details.fields).toEqual(['project.defaultBranch', 'branch']);
+    const bare = path.join(area.base, 'bare.git');
+    await git(area.base, 'init', '-q', '--bare', bare);
+    const refused = await expectRejection(
+      worktrees.create({ ...config('ok'), project: { path: bare, defaultBranch: 'main' } }),
+      'INVALID_CONFIG',
+    );
+    expect(refused.message).toContain('bare');
   });
 
   it('rejects a taken session or branch with ALREADY_EXISTS and leaves nothing behind', async () => {

@@ -1,24 +1,28 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
+import { resolveStartPoint } from '../internal/resolve-start-point.js';
 import { runGitRetryingLocks } from '../internal/retry-git-lock.js';
 import { gitError, gitOrThrow, runGit } from '../internal/run-git.js';
 import { serialisePerRepository } from '../internal/serialise-per-repository.js';
 import { projectDirectory, SAFE_SEGMENT } from '../internal/tree-layout.js';
 import {
+  type MakeTreeContext,
   ManagedTreeProvisioner,
   type TreeLocation,
 } from '../provisioner/managed-tree-provisioner.js';
 import type { ProvisionConfig, WorkspaceInfo } from '../provisioner/workspace-provisioner.js';
 import { listOwnerRecords } from '../reaper/owner-record.js';
 import { parseWorktreePorcelain, shortBranchName } from './parse-worktree-porcelain.js';
-import { removeDirectory, removeWorktree } from './remove-worktree.js';
+import { removeDirectory, removeWorktree, removeWorktreeIfClean } from './remove-worktree.js';
 
 /**
- * Linked worktrees of the project (`git worktree add -b <branch> <path> <defaultBranch>`): cheap,
- * sharing the project's object store and refs, one branch each. `worktree add/remove/prune` run
- * one at a time per repository in this process, and git's lock errors are retried, so many
- * parallel creates and destroys leave `.git/worktrees` consistent.
+ * Linked worktrees of the project (`git worktree add --no-checkout -b <branch> <path> <start>`,
+ * then `git checkout` in the tree): cheap, sharing the project's object store and refs, one
+ * branch each. `<start>` is `origin/<defaultBranch>` after a fetch, else the local default
+ * branch. `worktree add/remove/prune` run one at a time per repository in this process (the
+ * checkout of the files does not), and git's lock errors are retried, so many parallel creates
+ * and destroys leave `.git/worktrees` consistent.
  *
  * @example
  * ```ts
@@ -38,31 +42,46 @@ export class WorktreeProvisioner extends ManagedTreeProvisioner {
   protected async makeTree(
     config: ProvisionConfig,
     target: string,
-    signal?: AbortSignal,
-  ): Promise<void> {
+    { originUrl, signal }: MakeTreeContext,
+  ): Promise<string[]> {
     const projectPath = config.project.path;
+    const defaultBranch = config.project.defaultBranch;
     this.#remember(config.projectId, projectPath);
+    const start = await resolveStartPoint({
+      projectPath,
+      defaultBranch,
+      originUrl,
+      fetch: config.project.fetch,
+      signal,
+    });
     const args = [
       'worktree',
       'add',
       '-q',
+      '--no-checkout',
+      '--no-track',
       '-b',
       config.branch,
       target,
-      config.project.defaultBranch,
+      start.from === 'origin' ? `refs/remotes/origin/${defaultBranch}` : defaultBranch,
     ];
+    // Only the admin files and the branch are made in the queue; the files are checked out
+    // outside it, in parallel with other creates (the tree's own index is its own).
     const result = await serialisePerRepository(projectPath, () =>
       runGitRetryingLocks(args, { cwd: projectPath, signal }),
     );
-    if (result.exitCode === 0) return;
-    if (/already exists/.test(result.stderr) && /branch/.test(result.stderr)) {
-      throw new WorkspaceError({
-        code: 'ALREADY_EXISTS',
-        message: `branch "${config.branch}" already exists in ${projectPath}; use restore() to bring back its tree`,
-        details: { field: 'branch', branch: config.branch },
-      });
+    if (result.exitCode !== 0) {
+      if (/already exists/.test(result.stderr) && /branch/.test(result.stderr)) {
+        throw new WorkspaceError({
+          code: 'ALREADY_EXISTS',
+          message: `branch "${config.branch}" already exists in ${projectPath}; use restore() to bring back its tree`,
+          details: { field: 'branch', branch: config.branch },
+        });
+      }
+      throw gitError(args, projectPath, result);
     }
-    throw gitError(args, projectPath, result);
+    await gitOrThrow(['checkout', '-q', '-f', 'HEAD'], { cwd: target, signal });
+    return start.warnings;
   }
 
   protected async removeTree(location: TreeLocation, signal?: AbortSignal): Promise<void> {
@@ -73,6 +92,19 @@ export class WorktreeProvisioner extends ManagedTreeProvisioner {
       return;
     }
     await removeWorktree({ projectPath, path: location.path, signal });
+  }
+
+  /** git's own clean check of `git worktree remove` (one call instead of status + remove). */
+  protected override async removeTreeIfClean(
+    location: TreeLocation,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    if (location.projectPath === undefined) return false;
+    return removeWorktreeIfClean({
+      projectPath: location.projectPath,
+      path: location.path,
+      signal,
+    });
   }
 
   protected async listTrees(projectId: string): Promise<WorkspaceInfo[]> {

@@ -97,6 +97,27 @@ describe('InstanceRegistry', () => {
     }
   });
 
+  it('starts when other servers sweep the same dead instance at the same time', async () => {
+    const dead = 'b'.repeat(32);
+    await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      path.join(runtimeDir, `${dead}.jsonl`),
+      `${JSON.stringify({ pid: 2 ** 22 + 9, start: '1', boot: '' })}\n`,
+    );
+    await mkdir(path.join(runtimeDir, `${dead}.d`));
+    const opened = await Promise.all(
+      Array.from({ length: 4 }, () => InstanceRegistry.open(runtimeDir)),
+    );
+    try {
+      expect(opened.some(({ sweep }) => sweep.instances === 1)).toBe(true);
+      expect(readdirSync(runtimeDir).sort()).toEqual(
+        opened.map(({ registry }) => `${registry.id}.jsonl`).sort(),
+      );
+    } finally {
+      await Promise.all(opened.map(({ registry }) => registry.close()));
+    }
+  });
+
   it('gives each instance a private directory and removes it on close', async () => {
     const { registry } = await InstanceRegistry.open(runtimeDir);
     const dir = registry.privateDirectory();

@@ -171,8 +171,9 @@ async function sweepDeadInstances(dir: string): Promise<SweepReport> {
     const match = /^([0-9a-f]{32})\.jsonl$/.exec(entry);
     if (!match) continue;
     const file = path.join(dir, entry);
-    const journal = readJournal(file);
-    if (journal.identity && isSameInstanceAlive(journal.identity)) continue;
+    // Gone since the listing: an instance closed, or another starting one swept it.
+    const journal = readJournalIfPresent(file);
+    if (!journal || (journal.identity && isSameInstanceAlive(journal.identity))) continue;
     report.instances++;
     report.processes += await endProcesses(
       findMarkedProcesses(INSTANCE_VARIABLE, match[1] as string),
@@ -185,9 +186,20 @@ async function sweepDeadInstances(dir: string): Promise<SweepReport> {
       rmSync(privateDir, { recursive: true, force: true });
       report.privateDirectories++;
     }
-    unlinkSync(file);
+    // Servers starting at once may sweep one dead instance together: every step tolerates that.
+    rmSync(file, { force: true });
   }
   return report;
+}
+
+/** {@link readJournal}, or `undefined` when the file no longer exists. */
+function readJournalIfPresent(file: string): ReturnType<typeof readJournal> | undefined {
+  try {
+    return readJournal(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** The private directory of instance `id` in the runtime directory `dir`. */

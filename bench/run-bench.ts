@@ -11,6 +11,7 @@ import { benchAgentLoop } from './agent-loop-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchDirectoryTransfer } from './directory-transfer-bench.js';
 import { benchDocker } from './docker-bench.js';
+import { benchDockerSnapshot } from './docker-snapshot-bench.js';
 import { benchEgress } from './egress-bench.js';
 import { benchGitWorkspaces } from './git-workspaces-bench.js';
 import { benchHardening } from './hardening-bench.js';
@@ -32,6 +33,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   directory: benchDirectoryTransfer,
   archive: benchWorkspaceArchive,
   docker: benchDocker,
+  snapshot: benchDockerSnapshot,
   runtime: benchRuntimeApi,
   'runtime-pool': benchRuntimeApiPool,
   git: benchGitWorkspaces,

@@ -60,6 +60,7 @@ export {
 export { type ResolveBaseRefOptions, resolveBaseRef } from './git/resolve-base-ref.js';
 export { DEFAULT_MAX_OUTPUT_BYTES } from './internal/output/default-max-output-bytes.js';
 export {
+  DEFAULT_MAX_FILE_WATCHERS,
   type LocalSandboxOptions,
   LocalWorkspace,
   type LocalWorkspaceOptions,
@@ -194,6 +195,15 @@ export {
   type DirectoryTransferResult,
   directoryTransferOf,
 } from './workspace/directory-transfer.js';
+export {
+  type FileWatch,
+  type FileWatchEvent,
+  type FileWatchEventType,
+  type FileWatcher,
+  type FileWatchOptions,
+  fileWatchOf,
+  MAX_WATCHED_DIRECTORIES,
+} from './workspace/file-watch.js';
 export { type GitHistory, gitHistoryOf } from './workspace/git-history.js';
 export {
   type PathInspection,
@@ -202,6 +212,17 @@ export {
   type WorkspaceDirectoryEntry,
   type WorkspacePathInfo,
 } from './workspace/path-inspection.js';
+export {
+  type ExposedPort,
+  type ExposePortOptions,
+  type PortExposure,
+  portExposureOf,
+} from './workspace/port-exposure.js';
+export {
+  type ResourceMetrics,
+  type ResourceMetricsOptions,
+  resourceMetricsOf,
+} from './workspace/resource-metrics.js';
 export {
   type BrowseOptions,
   type BrowserObservation,

@@ -69,6 +69,7 @@ export {
 } from './internal/process/child-environment.js';
 export { findExecutable, SYSTEM_PATH } from './internal/process/find-executable.js';
 export { signalProcessGroup } from './internal/process/kill-process-group.js';
+export { readSandboxMetrics } from './internal/process/read-sandbox-metrics.js';
 export { shellQuote } from './internal/process/shell-quote.js';
 export {
   type ChildExit,
@@ -76,6 +77,7 @@ export {
   type SpawnedChild,
   spawnChild,
 } from './internal/process/spawn-child.js';
+export { joinWebSockets, MAX_PENDING_FRAMES } from './internal/proxy/join-web-sockets.js';
 export { type TimeoutSignalOptions, timeoutSignal } from './internal/timeout-signal.js';
 export { type CopyFileAtomicOptions, copyFileAtomic } from './local/copy-file-atomic.js';
 export { runLocalCommand } from './local/run-local-command.js';
@@ -85,6 +87,10 @@ export {
   type StartLocalCommandOptions,
   startLocalCommand,
 } from './local/start-local-command.js';
+export {
+  type WatchDirectoryTreeOptions,
+  watchDirectoryTree,
+} from './local/watch-directory-tree.js';
 export {
   AgentServerClient,
   type AgentServerClientOptions,

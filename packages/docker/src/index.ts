@@ -28,11 +28,19 @@ export {
   type ResolveAgentServerImageOptions,
   resolveAgentServerImage,
 } from './image/resolve-agent-server-image.js';
+export { type CommitSnapshotOptions, commitSnapshot } from './workspace/commit-snapshot.js';
 export type { ContainerSandbox } from './workspace/container-sandbox.js';
-export { DOCKER_LABELS, LABEL_PREFIX } from './workspace/docker-labels.js';
+export {
+  DOCKER_LABELS,
+  DOCKER_SNAPSHOT_LABELS,
+  LABEL_PREFIX,
+} from './workspace/docker-labels.js';
+export { type DockerSnapshot, SNAPSHOT_REPOSITORY } from './workspace/docker-snapshot.js';
 export {
   type CreateDockerWorkspaceOptions,
+  type DockerSnapshotOptions,
   DockerWorkspace,
+  type ForkDockerWorkspaceOptions,
 } from './workspace/docker-workspace.js';
 export {
   type DockerMount,
@@ -40,6 +48,10 @@ export {
   type DockerWorkspaceOptions,
   dockerWorkspaceOptionsSchema,
 } from './workspace/docker-workspace-options.js';
+export {
+  type ListDockerSnapshotsOptions,
+  listDockerSnapshots,
+} from './workspace/list-docker-snapshots.js';
 export type { PublishedPort } from './workspace/published-port.js';
 export {
   type ReapedContainer,
@@ -51,6 +63,10 @@ export {
   dockerWorkspaceConfigSchema,
   registerDockerWorkspaceType,
 } from './workspace/register-docker-workspace-type.js';
+export {
+  type RemoveDockerSnapshotOptions,
+  removeDockerSnapshot,
+} from './workspace/remove-docker-snapshot.js';
 export { type DockerConnectionOptions, describeDockerEngine } from './workspace/resolve-docker.js';
 
 import { registerDockerWorkspaceType } from './workspace/register-docker-workspace-type.js';

@@ -87,10 +87,23 @@ export {
   trajectoryPath,
 } from './wire/file-browser.js';
 export {
+  DEFAULT_MAX_QUEUED_FILE_EVENTS,
+  FILE_WATCH_CAPABILITY,
+  FILE_WATCH_SOCKET_PATH,
+  MAX_FILE_WATCH_SOCKETS,
+  MAX_QUEUED_FILE_EVENTS,
+} from './wire/file-watch.js';
+export {
   GIT_CHANGES_TRUNCATED_HEADER,
   GIT_CHANGES_TRUNCATIONS,
   type GitChangesTruncation,
 } from './wire/git-changes-truncation.js';
+export {
+  PORT_PROXY_CAPABILITY,
+  PORT_PROXY_HEADERS_TIMEOUT_MS,
+  PORT_PROXY_ROUTE_PREFIX,
+  portProxyPath,
+} from './wire/port-proxy.js';
 export {
   MAX_RUNTIME_SESSION_ID_LENGTH,
   RUNTIME_API_KEY_HEADER,
@@ -117,3 +130,4 @@ export {
   type WorkspaceArchiveFormat,
 } from './wire/workspace-archive.js';
 export { WORKSPACE_IDENTITY_CAPABILITY } from './wire/workspace-identity-capability.js';
+export { WORKSPACE_METRICS_CAPABILITY, WORKSPACE_METRICS_ROUTE } from './wire/workspace-metrics.js';

@@ -285,6 +285,12 @@ export {
   fileOperationResultWireSchema,
 } from './models/file-operation-result.js';
 export {
+  type FileWatchQueryWire,
+  type FileWatchServerFrameWire,
+  fileWatchQueryWireSchema,
+  fileWatchServerFrameWireSchema,
+} from './models/file-watch-frame.js';
+export {
   type GitChange,
   type GitChangeStatus,
   type GitDiff,
@@ -390,6 +396,11 @@ export {
   streamingDeltaEventWireSchema,
 } from './models/streaming-delta-event.js';
 export { SUCCESS, type Success, successSchema } from './models/success.js';
+export {
+  TERMINATION_REASONS,
+  type TerminationReason,
+  terminationReasonSchema,
+} from './models/termination-reason.js';
 export { type TextContentWire, textContentWireSchema } from './models/text-content.js';
 export { TOOL_NAMES, type ToolName } from './models/tool-names.js';
 export { type TrustBoundaryWire, trustBoundaryWireSchema } from './models/trust-boundary.js';
@@ -411,6 +422,12 @@ export {
   workspaceIdentityToWire,
   workspaceIdentityWireSchema,
 } from './models/workspace-identity.js';
+export {
+  type WorkspaceMetrics,
+  type WorkspaceMetricsWire,
+  workspaceMetricsFromWire,
+  workspaceMetricsWireSchema,
+} from './models/workspace-metrics.js';
 export { runtimeApiWireSchemas } from './runtime-api/runtime-api-wire-schemas.js';
 export {
   FATAL_POD_STATUSES,

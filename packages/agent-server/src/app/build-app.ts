@@ -27,14 +27,17 @@ import { registerFileRoutes } from '../routes/file-routes.js';
 import { registerGitRoutes } from '../routes/git-routes.js';
 import { INIT_API_KEY_SECURITY_SCHEME, registerInitRoutes } from '../routes/init-routes.js';
 import { registerPluginRoutes } from '../routes/plugin-routes.js';
+import { registerPortProxyRoutes } from '../routes/port-proxy-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
 import { registerToolRoutes } from '../routes/tool-routes.js';
 import { registerUiRoutes, uiDistDir } from '../routes/ui-routes.js';
 import { registerWorkspaceArchiveRoutes } from '../routes/workspace-archive-routes.js';
 import { registerWorkspaceIdentityRoutes } from '../routes/workspace-identity-routes.js';
+import { registerWorkspaceMetricsRoutes } from '../routes/workspace-metrics-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
 import { registerEventsSocket } from '../sockets/events-socket.js';
 import { registerExecSocket } from '../sockets/exec-socket.js';
+import { registerFileWatchSocket } from '../sockets/file-watch-socket.js';
 import { VERSION } from '../version.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { requireInitialized } from './deferred-init.js';
@@ -158,6 +161,7 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
       registerBashEventsSocket(sockets, context);
       registerEventsSocket(sockets, context);
       if (options.extensions) registerExecSocket(sockets, context);
+      if (options.extensions) registerFileWatchSocket(sockets, context);
     });
     await open.register(async (api) => {
       api.addHook('onRequest', requireSessionKey(context));
@@ -180,6 +184,8 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
         registerWorkspaceIdentityRoutes(api, context);
         registerArchiveRoutes(api, context);
         registerDirectoryListingRoutes(api, context);
+        registerWorkspaceMetricsRoutes(api, context);
+        await registerPortProxyRoutes(api);
       }
     });
     // Unknown paths under `/api` ask for the key too: without it, no route's existence is told.

@@ -1,3 +1,4 @@
+import type { TerminationReason } from '@agent-workspace/protocol';
 import type { StoredEventWire } from './persisted-bash-event.js';
 
 /** How a finished command ended, beyond its exit code. */
@@ -5,6 +6,8 @@ export interface CommandExit {
   exitCode: number;
   timeoutOccurred: boolean;
   durationMs: number;
+  /** Why it was ended, when it did not exit on its own. */
+  terminationReason?: TerminationReason | undefined;
 }
 
 /** An event in the store. */

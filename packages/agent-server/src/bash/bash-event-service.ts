@@ -172,12 +172,12 @@ export class BashEventService {
       coalescer.flush();
       const held = masking.flush();
       if (held) this.#add(this.#store.addOutput(commandId, held));
-      const { exitCode, timeoutOccurred, durationMs } = result;
+      const { exitCode, timeoutOccurred, durationMs, terminationReason } = result;
       const final = this.#add(
         this.#store.addOutput(
           commandId,
           { stdout: null, stderr: null },
-          { exitCode, timeoutOccurred, durationMs },
+          { exitCode, timeoutOccurred, durationMs, terminationReason },
         ),
       ).stored.event as BashOutputWire;
       this.#running.delete(commandId);

@@ -3,6 +3,7 @@ import {
   type BashOutputWire,
   bashCommandWireSchema,
   bashOutputWireSchema,
+  terminationReasonSchema,
 } from '@agent-workspace/protocol';
 import { z } from 'zod';
 
@@ -14,7 +15,11 @@ import { z } from 'zod';
 export const persistedBashEventSchema = z.object({
   event: z.discriminatedUnion('kind', [bashCommandWireSchema, bashOutputWireSchema]),
   exit: z
-    .object({ timeout_occurred: z.boolean(), duration_ms: z.number().nonnegative() })
+    .object({
+      timeout_occurred: z.boolean(),
+      duration_ms: z.number().nonnegative(),
+      termination_reason: terminationReasonSchema.optional(),
+    })
     .optional(),
   /** Set on the output that stands for a command's dropped oldest outputs: how many bytes went. */
   marker: z.object({ dropped_bytes: z.number().int().nonnegative() }).optional(),

@@ -42,6 +42,9 @@ export function recordBashEvent(
       exitCode: event.exit_code,
       timeoutOccurred: persisted.exit?.timeout_occurred ?? false,
       durationMs: persisted.exit?.duration_ms ?? 0,
+      ...(persisted.exit?.termination_reason && {
+        terminationReason: persisted.exit.termination_reason,
+      }),
     };
   }
   return record;

@@ -13,7 +13,11 @@ export function toPersistedBashEvent(
   return {
     event,
     ...(exit && {
-      exit: { timeout_occurred: exit.timeoutOccurred, duration_ms: exit.durationMs },
+      exit: {
+        timeout_occurred: exit.timeoutOccurred,
+        duration_ms: exit.durationMs,
+        ...(exit.terminationReason && { termination_reason: exit.terminationReason }),
+      },
     }),
     ...(droppedBytes !== undefined && { marker: { dropped_bytes: droppedBytes } }),
   };

@@ -6,9 +6,12 @@ import {
   DIRECTORY_LISTING_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
+  FILE_WATCH_CAPABILITY,
+  PORT_PROXY_CAPABILITY,
   SESSION_API_KEY_HEADER,
   serverInfoFromWire,
   WORKSPACE_IDENTITY_CAPABILITY,
+  WORKSPACE_METRICS_CAPABILITY,
 } from '@agent-workspace/protocol';
 import { TOOL_NAMES } from '@agent-workspace/sdk';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -73,6 +76,9 @@ describe('server details routes', () => {
         EXECUTE_ACTION_CAPABILITY,
         DIRECTORY_ARCHIVE_CAPABILITY,
         DIRECTORY_LISTING_CAPABILITY,
+        FILE_WATCH_CAPABILITY,
+        WORKSPACE_METRICS_CAPABILITY,
+        PORT_PROXY_CAPABILITY,
       ],
       max_foreground_terminal_timeout_seconds: null,
       docs: '/docs',
@@ -108,6 +114,9 @@ describe('server details routes', () => {
         EXECUTE_ACTION_CAPABILITY,
         DIRECTORY_ARCHIVE_CAPABILITY,
         DIRECTORY_LISTING_CAPABILITY,
+        FILE_WATCH_CAPABILITY,
+        WORKSPACE_METRICS_CAPABILITY,
+        PORT_PROXY_CAPABILITY,
       ]);
     }
   });
@@ -148,6 +157,9 @@ describe('server details routes', () => {
       EXECUTE_ACTION_CAPABILITY,
       DIRECTORY_ARCHIVE_CAPABILITY,
       DIRECTORY_LISTING_CAPABILITY,
+      FILE_WATCH_CAPABILITY,
+      WORKSPACE_METRICS_CAPABILITY,
+      PORT_PROXY_CAPABILITY,
       CONFINE_TO_WORKING_DIR_CAPABILITY,
     ]);
     expect(await capabilities({ extensions: false, confineToWorkingDir: true })).toEqual([]);

@@ -4,14 +4,17 @@ import {
   DIRECTORY_LISTING_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXECUTE_ACTION_CAPABILITY,
+  FILE_WATCH_CAPABILITY,
   HEALTH_OK,
   healthStatusSchema,
+  PORT_PROXY_CAPABILITY,
   READY,
   readyStatusSchema,
   type ServerInfoWire,
   serverInfoWireSchema,
   TOOL_NAMES,
   WORKSPACE_IDENTITY_CAPABILITY,
+  WORKSPACE_METRICS_CAPABILITY,
 } from '@agent-workspace/protocol';
 import type { FastifyInstance } from 'fastify';
 import { describeTrustBoundary } from '../app/describe-trust-boundary.js';
@@ -50,6 +53,9 @@ export function registerServerDetailsRoutes(
         EXECUTE_ACTION_CAPABILITY,
         DIRECTORY_ARCHIVE_CAPABILITY,
         DIRECTORY_LISTING_CAPABILITY,
+        FILE_WATCH_CAPABILITY,
+        WORKSPACE_METRICS_CAPABILITY,
+        PORT_PROXY_CAPABILITY,
         ...(confineToWorkingDir ? [CONFINE_TO_WORKING_DIR_CAPABILITY] : []),
         ...(sandbox === false ? [] : [COMMAND_SANDBOX_CAPABILITY]),
       ]

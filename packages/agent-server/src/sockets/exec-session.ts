@@ -10,7 +10,7 @@ import type { WebSocket } from '@fastify/websocket';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerContext } from '../app/server-context.js';
 import type { RunningBashCommand } from '../bash/bash-command-types.js';
-import type { StoredBashEvent } from '../bash/bash-event-records.js';
+import type { CommandExit, StoredBashEvent } from '../bash/bash-event-records.js';
 import { describeStartError } from '../bash/describe-start-error.js';
 import type { ClientFrame } from './authenticate-socket.js';
 import { describeFrameError } from './describe-frame-error.js';
@@ -255,10 +255,7 @@ export class ExecSession {
     }
   }
 
-  #frameOf(
-    event: BashOutputWire,
-    exit: { timeoutOccurred: boolean; durationMs: number } | undefined,
-  ): ExecServerFrameWire {
+  #frameOf(event: BashOutputWire, exit: CommandExit | undefined): ExecServerFrameWire {
     const { command_id, order } = event;
     if (event.exit_code !== null) {
       return {
@@ -268,6 +265,7 @@ export class ExecSession {
         exit_code: event.exit_code,
         timeout_occurred: exit?.timeoutOccurred ?? false,
         duration_ms: exit?.durationMs ?? 0,
+        ...(exit?.terminationReason && { termination_reason: exit.terminationReason }),
       };
     }
     return event.stdout !== null

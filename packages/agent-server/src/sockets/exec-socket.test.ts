@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestSocketClient } from '../test-support/test-socket-client.js';
@@ -78,6 +79,53 @@ describe('/sockets/exec', () => {
         duration_ms: expect.any(Number),
       },
     ]);
+  });
+
+  it('says why a command was ended (our termination_reason), and nothing for an exit', async () => {
+    const killed = await start(client, { command: 'kill -TERM $$' });
+    expect((await untilExit(client, killed)).at(-1)).toMatchObject({
+      type: 'exit',
+      exit_code: 143,
+      termination_reason: 'signal',
+    });
+    const limited = await start(client, { command: 'kill -XCPU $$' });
+    expect((await untilExit(client, limited)).at(-1)).toMatchObject({
+      exit_code: 152,
+      termination_reason: 'limit',
+    });
+    const exited = await start(client, { command: 'exit 137' });
+    const last = (await untilExit(client, exited)).at(-1);
+    expect(last).toMatchObject({ exit_code: 137 });
+    expect(last).not.toHaveProperty('termination_reason');
+  });
+
+  it('keeps termination_reason in the bash event log: a replay after a restart has it', async () => {
+    const stateDir = await mkdtemp(path.join(tmpdir(), 'exec-state-'));
+    try {
+      const before = await startTestServer({ sessionApiKeys: [KEY], stateDir });
+      const first = await TestSocketClient.open(`${before.url}/sockets/exec`, {
+        'X-Session-API-Key': KEY,
+      });
+      const id = await start(first, { command: 'kill -TERM $$' });
+      const frames = await untilExit(first, id);
+      await first.close();
+      await before.close();
+      const after = await startTestServer({ sessionApiKeys: [KEY], stateDir });
+      const second = await TestSocketClient.open(`${after.url}/sockets/exec`, {
+        'X-Session-API-Key': KEY,
+      });
+      try {
+        second.send({ type: 'attach', command_id: id, after_order: -1 });
+        const replay = await untilExit(second, id);
+        expect(replay.at(-1)).toMatchObject({ type: 'exit', termination_reason: 'signal' });
+        expect(replay).toEqual(frames);
+      } finally {
+        await second.close();
+        await after.close();
+      }
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
   });
 
   it('round-trips stdin, text and base64, until close_stdin', async () => {

@@ -11,7 +11,11 @@ import {
   BubblewrapSandbox,
   type BubblewrapSandboxOptions,
 } from '../command-sandbox/bubblewrap-sandbox.js';
+import { abortedError } from '../errors/aborted-error.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
+import { openDirectory } from '../fs/open-directory.js';
+import { PathWalker } from '../fs/path-walker.js';
 import { validateSha } from '../git/commit-range.js';
 import { readGitChanges } from '../git/read-git-changes.js';
 import { readGitCommitChanges } from '../git/read-git-commit-changes.js';
@@ -25,10 +29,21 @@ import {
   type CommandRequest,
 } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import {
+  type CheckedFileWatchOptions,
+  checkFileWatchOptions,
+  type FileWatch,
+  type FileWatcher,
+  type FileWatchOptions,
+} from '../workspace/file-watch.js';
 import type { GitCommitsOptions, GitHistory } from '../workspace/git-history.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
 import { runLocalCommand } from './run-local-command.js';
+import { watchDirectoryTree } from './watch-directory-tree.js';
+
+/** Default of {@link LocalWorkspaceOptions.maxFileWatchers}. */
+export const DEFAULT_MAX_FILE_WATCHERS = 32;
 
 /** Options of {@link LocalWorkspace}. */
 export interface LocalWorkspaceOptions {
@@ -48,6 +63,11 @@ export interface LocalWorkspaceOptions {
    * host-side.
    */
   sandbox?: true | LocalSandboxOptions | undefined;
+  /**
+   * Most watchers (`watch`) open at once; one more is `RESOURCE_EXHAUSTED`. Default
+   * `DEFAULT_MAX_FILE_WATCHERS` (32).
+   */
+  maxFileWatchers?: number | undefined;
 }
 
 /** What every {@link LocalWorkspace} supports beyond the core contract. */
@@ -55,6 +75,7 @@ const LOCAL_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
   directoryTransfer: true,
   runtimeActions: false,
   gitHistory: true,
+  fileWatch: true,
 });
 
 /** The proxy user name of a {@link LocalWorkspace}'s commands (see `proxyEnvironment`). */
@@ -68,7 +89,8 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * timeout or abort kills the whole tree; files are copied by streaming and written atomically,
  * whole directories too (the `directoryTransfer` capability: a local copy by the same rules as
  * an agent-server's archives). It reads commit history (the `gitHistory` capability:
- * `gitCommits`, `gitCommitChanges`) as an agent-server does. It runs no runtime plugins
+ * `gitCommits`, `gitCommitChanges`) as an agent-server does, and watches directories (the
+ * `fileWatch` capability: `watch`, on Node's `fs.watch`, confined to `workingDir`). It runs no runtime plugins
  * (`executeAction` and the typed actions reject with `NOT_SUPPORTED`); `pause()` and `resume()`
  * resolve at once.
  *
@@ -78,7 +100,7 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * const result = await workspace.executeCommand('ls -la');
  * ```
  */
-export class LocalWorkspace extends BaseWorkspace implements GitHistory {
+export class LocalWorkspace extends BaseWorkspace implements GitHistory, FileWatch {
   /** `local`; a subclass (a worktree, a scratch directory) may name its own kind. */
   readonly kind: string = 'local';
   readonly #maxOutputBytes: number;
@@ -86,6 +108,9 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory {
   /** Aborted by `close()`: stops every command still running. */
   readonly #closing = new AbortController();
   readonly #sandboxOptions: LocalSandboxOptions | undefined;
+  readonly #maxFileWatchers: number;
+  /** Watchers open or starting; `close()` closes them. */
+  readonly #fileWatchers = new Set<Promise<FileWatcher>>();
   /** The sandbox being started or running; shared by concurrent first calls. */
   #sandbox: Promise<BubblewrapSandbox> | undefined;
 
@@ -94,6 +119,11 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory {
     super({ workingDir: path.resolve(options.workingDir ?? process.cwd()) });
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.#env = options.env ?? {};
+    const maxFileWatchers = options.maxFileWatchers ?? DEFAULT_MAX_FILE_WATCHERS;
+    if (!Number.isInteger(maxFileWatchers) || maxFileWatchers < 1) {
+      throw invalidArgument('maxFileWatchers', 'must be a positive integer');
+    }
+    this.#maxFileWatchers = maxFileWatchers;
     if (options.sandbox !== undefined && process.platform !== 'linux') {
       throw new WorkspaceError({
         code: 'NOT_SUPPORTED',
@@ -105,7 +135,7 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory {
     setMaxListeners(0, this.#closing.signal);
   }
 
-  /** Whole directories and commit history, no runtime plugins. */
+  /** Whole directories, commit history and file watching, no runtime plugins. */
   override get capabilities(): WorkspaceCapabilities {
     return LOCAL_CAPABILITIES;
   }
@@ -189,6 +219,50 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory {
     return readGitCommitChanges({ path: target, sha, sandbox: await this.#commandSandbox() });
   }
 
+  /**
+   * Watches the directory `path` (see `FileWatch.watch`). Confined to `workingDir`: `..` above
+   * it, an absolute path elsewhere or a symbolic link leading out is `FORBIDDEN`, and no
+   * directory below is reached through a link. `close()` ends every watcher's iteration.
+   */
+  async watch(directory: string, options: FileWatchOptions = {}): Promise<FileWatcher> {
+    this.assertOpen();
+    const checked = checkFileWatchOptions(options);
+    const target = this.resolvePath(directory, 'path');
+    if (checked.signal?.aborted) throw abortedError(checked.signal);
+    if (this.#fileWatchers.size >= this.#maxFileWatchers) {
+      throw new WorkspaceError({
+        code: 'RESOURCE_EXHAUSTED',
+        message: `at most ${this.#maxFileWatchers} file watchers may be open at once`,
+        details: { field: 'maxFileWatchers', limit: this.#maxFileWatchers },
+      });
+    }
+    const starting = this.#startWatcher(target, checked, () => {
+      this.#fileWatchers.delete(starting);
+    });
+    this.#fileWatchers.add(starting);
+    starting.catch(() => this.#fileWatchers.delete(starting));
+    const watcher = await starting;
+    this.assertOpen(); // closed while starting: the watcher is closed too
+    return watcher;
+  }
+
+  async #startWatcher(
+    target: string,
+    options: CheckedFileWatchOptions,
+    onClose: () => void,
+  ): Promise<FileWatcher> {
+    const walker = PathWalker.open({ workingDir: this.workingDir, confine: true });
+    let root: ReturnType<typeof openDirectory>;
+    try {
+      root = openDirectory(walker, target, 'path');
+    } finally {
+      walker.close();
+    }
+    const watcher = await watchDirectoryTree({ ...options, root, onClose });
+    if (this.closed) await watcher.close();
+    return watcher;
+  }
+
   /** Nothing to suspend on this machine: resolves at once. */
   protected override async runPause(): Promise<void> {}
 
@@ -197,6 +271,10 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory {
 
   protected async runClose(): Promise<void> {
     this.#closing.abort(new Error('workspace closed'));
+    const watchers = await Promise.all(
+      [...this.#fileWatchers].map((w) => w.catch(() => undefined)),
+    );
+    await Promise.all(watchers.map((watcher) => watcher?.close()));
     const sandbox = await this.#sandbox?.catch(() => undefined);
     await sandbox?.close();
   }

@@ -9,7 +9,10 @@ import { startLocalCommand } from './start-local-command.js';
  *   backgrounded process that keeps the pipes open neither delays the result nor gets killed.
  * - On timeout or abort, the whole process group gets SIGTERM, then SIGKILL after a grace.
  *   A timeout resolves with `timeoutOccurred: true` and `exitCode: -1`; an abort rejects with
- *   `ABORTED`. Death by a signal otherwise gives `exitCode` 128 + the signal number.
+ *   `ABORTED`. Death by a signal otherwise gives `exitCode` 128 + the signal number, and
+ *   `terminationReason` says why the command ended when it did not exit on its own: `timeout`,
+ *   `oom` (a kill while the memory cgroup counted an OOM kill), `limit` (`SIGXCPU`/`SIGXFSZ`)
+ *   or `signal`.
  * - Output is decoded as UTF-8 (invalid bytes become U+FFFD); each stream keeps its last
  *   `maxOutputBytes` bytes, prefixed with `[... N bytes truncated ...]` when cut.
  * - Stdin is closed; use {@link startLocalCommand} to write to it or to signal the command.

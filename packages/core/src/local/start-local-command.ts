@@ -14,8 +14,12 @@ import {
   type ProcessGroupKill,
   signalProcessGroup,
 } from '../internal/process/kill-process-group.js';
+import { readOomKills } from '../internal/process/read-oom-kills.js';
 import { type ChildExit, spawnChild } from '../internal/process/spawn-child.js';
+import { classifyTermination } from './classify-termination.js';
 import type { RunLocalCommandOptions } from './run-local-command-options.js';
+
+const SIGKILL_EXIT = 128 + osConstants.signals.SIGKILL;
 
 /**
  * How long to keep reading after bash exits. Output a backgrounded process writes after that
@@ -100,6 +104,8 @@ function run(
 ): HandleControls {
   const { command, signal } = options;
   const startedAt = performance.now();
+  // Read now, compared only if the command ends with a kill (so an OOM kill can be told apart).
+  const oomKillsBefore = readOomKills();
   const stdout = new OutputCapture(options.maxOutputBytes, options.onStdout);
   const stderr = new OutputCapture(options.maxOutputBytes, options.onStderr);
   const child = spawnChild({
@@ -119,6 +125,7 @@ function run(
   let settled = false;
   let exited = false;
   let exitCode = -1;
+  let exitSignal: NodeJS.Signals | null = null;
   let durationMs = 0;
   let timedOut = false;
   let aborted = false;
@@ -170,13 +177,26 @@ function run(
     } else if (aborted && signal) {
       reject(abortedError(signal));
     } else {
-      resolve({
+      const result: CommandResult = {
         command,
         exitCode: timedOut ? -1 : exitCode,
         stdout: stdout.text(),
         stderr: stderr.text(),
         timeoutOccurred: timedOut,
         durationMs,
+      };
+      const facts = { timedOut, exitCode, exitSignal };
+      const killed = exitCode === SIGKILL_EXIT || exitSignal === 'SIGKILL';
+      const counted = killed
+        ? Promise.all([oomKillsBefore, readOomKills()])
+        : Promise.resolve([undefined, undefined]);
+      void counted.then(([before, after]) => {
+        const terminationReason = classifyTermination({
+          ...facts,
+          oomKillsBefore: before,
+          oomKillsAfter: after,
+        });
+        resolve(terminationReason ? { ...result, terminationReason } : result);
       });
     }
   };
@@ -212,10 +232,11 @@ function run(
     });
   }
 
-  const onExit = ({ code, signal: exitSignal }: ChildExit): void => {
+  const onExit = ({ code, signal: killedBy }: ChildExit): void => {
     exited = true;
     durationMs = performance.now() - startedAt;
-    exitCode = code ?? (exitSignal ? 128 + (osConstants.signals[exitSignal] ?? 0) : -1);
+    exitSignal = killedBy;
+    exitCode = code ?? (killedBy ? 128 + (osConstants.signals[killedBy] ?? 0) : -1);
     // Bash is done: a later timeout or abort must not kill what it left in the background.
     clearTimeout(timeoutTimer);
     signal?.removeEventListener('abort', onAbort);

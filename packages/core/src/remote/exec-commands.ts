@@ -51,6 +51,7 @@ export class ExecCommands {
           exitCode: frame.exit_code,
           timeoutOccurred: frame.timeout_occurred,
           durationMs: frame.duration_ms,
+          ...(frame.termination_reason && { terminationReason: frame.termination_reason }),
         });
         return;
       }

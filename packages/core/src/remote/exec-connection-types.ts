@@ -1,4 +1,4 @@
-import type { ExecSignal } from '@agent-workspace/protocol';
+import type { CommandResult, ExecSignal } from '@agent-workspace/protocol';
 import type { WebSocket } from 'ws';
 import type { WorkspaceError } from '../errors/workspace-error.js';
 
@@ -28,7 +28,7 @@ export interface ExecStartSpec {
 /** Receives the events of one command; exactly one of `exit` / `fail` is called, once. */
 export interface ExecListener {
   output(stream: 'stdout' | 'stderr', data: string): void;
-  exit(exit: { exitCode: number; timeoutOccurred: boolean; durationMs: number }): void;
+  exit(exit: Omit<CommandResult, 'command' | 'stdout' | 'stderr'>): void;
   fail(error: WorkspaceError): void;
 }
 

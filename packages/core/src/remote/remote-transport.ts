@@ -6,14 +6,20 @@ import {
   DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
+  FILE_WATCH_CAPABILITY,
   type FileOperationResult,
   type InitState,
   type ObservationWire,
+  PORT_PROXY_CAPABILITY,
   type ServerInfo,
   serverInfoFromWire,
   WORKSPACE_IDENTITY_CAPABILITY,
+  WORKSPACE_METRICS_CAPABILITY,
+  WORKSPACE_METRICS_ROUTE,
   type WorkspaceIdentity,
+  type WorkspaceMetrics,
   workspaceIdentityFromWire,
+  workspaceMetricsFromWire,
 } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -21,11 +27,14 @@ import { anySignal } from '../internal/any-signal.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { CheckedFileWatchOptions, FileWatcher } from '../workspace/file-watch.js';
+import type { ExposedPort } from '../workspace/port-exposure.js';
 import { AgentServerClient } from './agent-server-client.js';
 import { createRemoteDirectory } from './create-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { downloadWorkspaceArchive } from './download-workspace-archive.js';
 import { ExecConnection } from './exec-connection.js';
+import { type PortForwarderOptions, startPortForwarder } from './port-forwarder.js';
 import { executeRemoteAction } from './remote-actions.js';
 import { RemoteGitQueries } from './remote-git-queries.js';
 import { initializeRemote, remoteInitState } from './remote-init.js';
@@ -35,6 +44,7 @@ import { type PolledCommandState, runPolledCommand } from './run-polled-command.
 import { runStreamedCommand } from './run-streamed-command.js';
 import { transferRemoteDirectory } from './transfer-remote-directory.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
+import { watchRemoteDirectory } from './watch-remote-directory.js';
 import type {
   WorkspaceArchiveOptions,
   WorkspaceArchiveResult,
@@ -104,6 +114,48 @@ export class RemoteTransport {
       },
       workspaceIdentityFromWire,
     );
+  }
+
+  /**
+   * The server's `GET /api/workspace/metrics`.
+   *
+   * @throws WorkspaceError `NOT_SUPPORTED` when the server does not list
+   * `WORKSPACE_METRICS_CAPABILITY` (an OpenHands server).
+   */
+  async metrics(signal?: AbortSignal): Promise<WorkspaceMetrics> {
+    const capabilities = await this.#serverCapabilities();
+    if (signal?.aborted) throw abortedError(signal);
+    if (!capabilities.includes(WORKSPACE_METRICS_CAPABILITY)) {
+      throw new WorkspaceError({
+        code: 'NOT_SUPPORTED',
+        message: `the agent-server does not offer ${WORKSPACE_METRICS_ROUTE} (capability ${WORKSPACE_METRICS_CAPABILITY})`,
+      });
+    }
+    return this.#client.json(
+      {
+        method: 'GET',
+        path: WORKSPACE_METRICS_ROUTE,
+        signal: anySignal([signal, this.#closing.signal]),
+      },
+      workspaceMetricsFromWire,
+    );
+  }
+
+  /**
+   * Forwards a loopback port here to `port` through the server's port proxy (see
+   * {@link startPortForwarder}); `NOT_SUPPORTED` unless the server lists
+   * `PORT_PROXY_CAPABILITY`.
+   */
+  async forwardPort(options: PortForwarderOptions, signal?: AbortSignal): Promise<ExposedPort> {
+    const capabilities = await this.#serverCapabilities();
+    if (signal?.aborted) throw abortedError(signal);
+    if (!capabilities.includes(PORT_PROXY_CAPABILITY)) {
+      throw new WorkspaceError({
+        code: 'NOT_SUPPORTED',
+        message: `the agent-server does not offer its port proxy (capability ${PORT_PROXY_CAPABILITY})`,
+      });
+    }
+    return startPortForwarder(options);
   }
 
   /**
@@ -182,6 +234,36 @@ export class RemoteTransport {
       sourcePath,
       destinationPath,
       signal: this.#closing.signal,
+    });
+  }
+
+  /** The server's capabilities, read once from `/server_info` (a failure is retried next time). */
+  capabilities(): Promise<readonly string[]> {
+    return this.#serverCapabilities();
+  }
+
+  /**
+   * Watches the server directory `path` over its file-watch socket (see
+   * {@link watchRemoteDirectory}); `NOT_SUPPORTED` when the server does not list
+   * `FILE_WATCH_CAPABILITY` (an OpenHands server).
+   */
+  async watch(path: string, options: CheckedFileWatchOptions): Promise<FileWatcher> {
+    const capabilities = await this.#serverCapabilities();
+    if (!capabilities.includes(FILE_WATCH_CAPABILITY)) {
+      throw new WorkspaceError({
+        code: 'NOT_SUPPORTED',
+        message: `the agent-server at ${this.#options.host} does not watch files`,
+      });
+    }
+    const { host, apiKey, connectTimeoutMs } = this.#options;
+    return watchRemoteDirectory({
+      ...options,
+      url: this.#client.websocketUrl(AGENT_SERVER_ROUTES.fileWatchSocket),
+      path,
+      host,
+      apiKey,
+      connectTimeoutMs,
+      closing: this.#closing.signal,
     });
   }
 

@@ -8,8 +8,15 @@ import type {
   ObservationWire,
   RuntimePluginStatusWire,
   ServerInfo,
+  WorkspaceMetrics,
 } from '@agent-workspace/protocol';
+import {
+  FILE_WATCH_CAPABILITY,
+  PORT_PROXY_CAPABILITY,
+  WORKSPACE_METRICS_CAPABILITY,
+} from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
+import { invalidArgument } from '../errors/invalid-argument.js';
 import {
   type AgentServerEndpoint,
   agentServerEndpoint,
@@ -20,6 +27,14 @@ import {
   type CommandRequest,
 } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import {
+  checkFileWatchOptions,
+  type FileWatch,
+  type FileWatcher,
+  type FileWatchOptions,
+} from '../workspace/file-watch.js';
+import type { ExposedPort, ExposePortOptions } from '../workspace/port-exposure.js';
+import type { ResourceMetricsOptions } from '../workspace/resource-metrics.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import {
   type DescribedWorkspaceIdentity,
@@ -56,6 +71,16 @@ import {
 export { AGENT_SERVER_CAPABILITIES, CLIENT_TIMEOUT_GRACE_MS, type RemoteWorkspaceOptions };
 
 /**
+ * Our capabilities a server announces in `/server_info`, and the workspace capability each
+ * turns on here once seen.
+ */
+const ANNOUNCED_CAPABILITIES = [
+  [FILE_WATCH_CAPABILITY, 'fileWatch'],
+  [WORKSPACE_METRICS_CAPABILITY, 'resourceMetrics'],
+  [PORT_PROXY_CAPABILITY, 'portExposure'],
+] as const;
+
+/**
  * A workspace on an agent-server (ours or OpenHands'), reached over HTTP and websockets.
  *
  * - **Commands**: when `/server_info` lists the streaming-exec capability, commands run over
@@ -80,6 +105,8 @@ export { AGENT_SERVER_CAPABILITIES, CLIENT_TIMEOUT_GRACE_MS, type RemoteWorkspac
  * - **Deferred init**: a server started dormant (`--defer-init`) answers 503 to all of the above
  *   until `initialize()`; `initState()` tells where it is.
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
+ * - **File watching** (the `fileWatch` capability): `watch()` over our `/sockets/watch` when
+ *   the server lists `FILE_WATCH_CAPABILITY`; `NOT_SUPPORTED` from an OpenHands server.
  * - `identity()` asks the server (`GET /api/workspace/identity`) when it lists the
  *   workspace-identity capability: id, anchor, execution root and projection are the server's,
  *   `cwd` is this workspace's `workingDir`. An OpenHands server has no such route: then the id
@@ -96,12 +123,16 @@ export { AGENT_SERVER_CAPABILITIES, CLIENT_TIMEOUT_GRACE_MS, type RemoteWorkspac
  * const result = await workspace.executeCommand('ls -la', { onStdout: process.stdout.write });
  * ```
  */
-export class RemoteWorkspace extends BaseWorkspace {
+export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   readonly kind = 'remote';
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
   /** Private, so inspecting or logging the workspace does not print the key. */
   readonly #connection: RemoteConnection;
+  /** Ports exposed with `exposePort`, closed with the workspace. */
+  readonly #exposed = new Set<ExposedPort>();
+  /** What this workspace declares: more once the server is seen to announce it. */
+  #capabilities: WorkspaceCapabilities = AGENT_SERVER_CAPABILITIES;
 
   constructor(options: RemoteWorkspaceOptions) {
     super({ workingDir: options.workingDir });
@@ -119,7 +150,9 @@ export class RemoteWorkspace extends BaseWorkspace {
   /** Fetches `GET /server_info` (never cached). */
   async serverInfo(): Promise<ServerInfo> {
     this.assertOpen();
-    return (await this.#connect()).serverInfo();
+    const info = await (await this.#connect()).serverInfo();
+    this.#learn(info.capabilities);
+    return info;
   }
 
   /**
@@ -129,7 +162,10 @@ export class RemoteWorkspace extends BaseWorkspace {
   async prepare(): Promise<void> {
     if (this.closed) return;
     await this.#connect().then(
-      (transport) => transport.prepare(),
+      async (transport) => {
+        await transport.prepare();
+        this.#learn(await transport.capabilities().catch(() => []));
+      },
       () => {},
     );
   }
@@ -187,9 +223,42 @@ export class RemoteWorkspace extends BaseWorkspace {
     return identity;
   }
 
-  /** Whole directories and runtime plugin actions, both through the agent-server. */
+  /**
+   * Whole directories, runtime plugin actions and commit history, through the agent-server;
+   * `fileWatch`, `resourceMetrics` and `portExposure` too once the server is known to list
+   * their capabilities (after `prepare()`, `serverInfo()` or any call that read them).
+   */
   override get capabilities(): WorkspaceCapabilities {
-    return AGENT_SERVER_CAPABILITIES;
+    return this.#capabilities;
+  }
+
+  /**
+   * Watches the server directory `path` (see `FileWatch.watch`) over our `/sockets/watch`,
+   * confined as the server's file routes are. `NOT_SUPPORTED` when the server does not list
+   * `FILE_WATCH_CAPABILITY` (an OpenHands server); `RESOURCE_EXHAUSTED` when it watches too
+   * many already; the iteration ends with `CONNECTION_ERROR` when the connection drops, and
+   * `close()` ends it.
+   */
+  async watch(path: string, options: FileWatchOptions = {}): Promise<FileWatcher> {
+    this.assertOpen();
+    const checked = checkFileWatchOptions(options);
+    const target = this.resolvePath(path, 'path');
+    if (checked.signal?.aborted) throw abortedError(checked.signal);
+    const transport = await this.#connect();
+    this.#learn(await transport.capabilities());
+    return transport.watch(target, checked);
+  }
+
+  /** Notes what the server announced (only ever turns capabilities on). */
+  #learn(announced: readonly string[]): void {
+    const learned = ANNOUNCED_CAPABILITIES.filter(
+      ([name, key]) => announced.includes(name) && this.#capabilities[key] !== true,
+    );
+    if (learned.length === 0) return;
+    this.#capabilities = Object.freeze({
+      ...this.#capabilities,
+      ...Object.fromEntries(learned.map(([, key]) => [key, true])),
+    });
   }
 
   protected async runCommand(request: CommandRequest): Promise<CommandResult> {
@@ -244,6 +313,55 @@ export class RemoteWorkspace extends BaseWorkspace {
   async createDirectory(path: string): Promise<void> {
     this.assertOpen();
     return (await this.#connect()).createDirectory(this.resolvePath(path, 'path'));
+  }
+
+  /**
+   * What the agent-server's sandbox uses now (`ResourceMetrics`): its cgroup's CPU, memory, OOM
+   * kills and processes with their limits, and the disk of its working directory.
+   *
+   * @throws WorkspaceError `NOT_SUPPORTED` against a server without the route (OpenHands).
+   */
+  async metrics(options: ResourceMetricsOptions = {}): Promise<WorkspaceMetrics> {
+    this.assertOpen();
+    const transport = await this.#connect();
+    this.#learn(await transport.capabilities());
+    return transport.metrics(options.signal);
+  }
+
+  /**
+   * Reaches `port` inside the server's sandbox from here (`PortExposure`): a loopback URL that
+   * forwards to the server's port proxy with the session key; closed with the workspace.
+   *
+   * @throws WorkspaceError `INVALID_ARGUMENT` naming `port`, `NOT_SUPPORTED` against a server
+   * without the port proxy (OpenHands).
+   */
+  async exposePort(port: number, options: ExposePortOptions = {}): Promise<ExposedPort> {
+    this.assertOpen();
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+      throw invalidArgument('port', `must be an integer from 1 to 65535, got ${port}`);
+    }
+    const connection = this.#connection;
+    const transport = await this.#connect();
+    this.#learn(await transport.capabilities());
+    const forwarder = await transport.forwardPort(
+      { host: this.host, sessionKey: () => connection.apiKey, port },
+      options.signal,
+    );
+    if (this.closed) {
+      await forwarder.close();
+      this.assertOpen();
+    }
+    const exposed: ExposedPort = {
+      port,
+      url: forwarder.url,
+      close: async () => {
+        this.#exposed.delete(exposed);
+        await forwarder.close();
+      },
+      [Symbol.asyncDispose]: () => exposed.close(),
+    };
+    this.#exposed.add(exposed);
+    return exposed;
   }
 
   /** OpenHands' `GET /api/git/commits`: the repository's most recent commits, newest first. */
@@ -333,6 +451,7 @@ export class RemoteWorkspace extends BaseWorkspace {
   }
 
   protected async runClose(): Promise<void> {
+    await Promise.all([...this.#exposed].map((exposed) => exposed.close()));
     await this.#connection.close();
   }
 

@@ -89,14 +89,22 @@ export async function runPolledCommand(options: RunPolledCommandOptions): Promis
     const durationMs = performance.now() - startedAt;
     if (outcome.kind === 'deadline') {
       await killPolled(options, token);
-      return output.result({ command, exitCode: -1, timeoutOccurred: true, durationMs });
+      return output.result({
+        command,
+        exitCode: -1,
+        timeoutOccurred: true,
+        terminationReason: 'timeout',
+        durationMs,
+      });
     }
     const { exitCode } = outcome.event;
     if (exitCode === -1) throwIfSpawnFailure(outcome.event, request.cwd);
+    // OpenHands' bash events say no more than the exit code: -1 is its timeout.
     return output.result({
       command,
       exitCode: exitCode ?? -1,
       timeoutOccurred: exitCode === -1,
+      ...(exitCode === -1 && { terminationReason: 'timeout' as const }),
       durationMs,
     });
   } catch (error) {

@@ -59,8 +59,7 @@ export function runStreamedCommand({
             finish(() => reject(error));
           }
         },
-        exit: ({ exitCode, timeoutOccurred, durationMs }) =>
-          finish(() => resolve(output.result({ command, exitCode, timeoutOccurred, durationMs }))),
+        exit: (outcome) => finish(() => resolve(output.result({ command, ...outcome }))),
         fail: (error) => finish(() => reject(error)),
       },
     );
@@ -84,6 +83,7 @@ export function runStreamedCommand({
                 command,
                 exitCode: -1,
                 timeoutOccurred: true,
+                terminationReason: 'timeout',
                 durationMs: performance.now() - startedAt,
               }),
             ),

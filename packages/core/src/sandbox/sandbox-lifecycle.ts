@@ -4,6 +4,7 @@ import { anySignal } from '../internal/any-signal.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
 import type { InitializeWorkspaceOptions } from '../remote/remote-init-options.js';
 import { RemoteWorkspace } from '../remote/remote-workspace.js';
+import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import { diagnoseSandbox, readSandboxLogs, readSandboxState } from './diagnose-sandbox.js';
 import { raceSignal } from './race-signal.js';
 import type { SandboxDriver } from './sandbox-driver.js';
@@ -59,6 +60,11 @@ export class SandboxLifecycle {
   }
 
   /** Base URL of the sandbox's agent-server, once started. */
+  /** What the sandbox's agent-server client declares, once it has one. */
+  get remoteCapabilities(): WorkspaceCapabilities | undefined {
+    return this.#remote?.capabilities;
+  }
+
   get host(): string | undefined {
     return this.#endpoint?.host;
   }
@@ -193,9 +199,10 @@ export class SandboxLifecycle {
       step = 'waiting for its agent-server to answer /health';
       const outcome = await this.#waitUntilAlive(signal, endpoint.ready);
       if (outcome.alive) {
+        // The server's capabilities (what the workspace declares) and the exec socket the first
+        // command needs; never rejects.
+        await this.#remote?.prepare();
         this.#setStatus('ready');
-        // In the background: the first command finds its connections open.
-        void this.#remote?.prepare();
         return;
       }
       failure = await diedDuringStart(this.#driver, outcome.state, undefined);

@@ -8,6 +8,7 @@ import type {
   ObservationWire,
   RuntimePluginStatusWire,
   ServerInfo,
+  WorkspaceMetrics,
 } from '@agent-workspace/protocol';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { GitCommitsOptions } from '../remote/git-history-options.js';
@@ -27,6 +28,9 @@ import {
   type CommandRequest,
 } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { FileWatcher, FileWatchOptions } from '../workspace/file-watch.js';
+import type { ExposedPort, ExposePortOptions } from '../workspace/port-exposure.js';
+import type { ResourceMetricsOptions } from '../workspace/resource-metrics.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import type {
   DescribedWorkspaceIdentity,
@@ -167,9 +171,40 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
     return this.#lifecycle.use((remote) => remote.serverInfo());
   }
 
-  /** Whole directories and runtime plugin actions, both through the sandbox's agent-server. */
+  /**
+   * What the sandbox uses now (`ResourceMetrics`), as its agent-server reads it from the
+   * sandbox's cgroup, starting the sandbox first if needed.
+   */
+  async metrics(options: ResourceMetricsOptions = {}): Promise<WorkspaceMetrics> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.metrics(options), options.signal);
+  }
+
+  /**
+   * Reaches `port` inside the sandbox from here (`PortExposure`), through its agent-server's
+   * port proxy, starting the sandbox first if needed; closed with the workspace.
+   */
+  async exposePort(port: number, options: ExposePortOptions = {}): Promise<ExposedPort> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.exposePort(port, options), options.signal);
+  }
+
+  /**
+   * Whole directories, runtime plugin actions and commit history through the sandbox's
+   * agent-server; once it has started, also what that server announced (`fileWatch`,
+   * `resourceMetrics`, `portExposure`).
+   */
   override get capabilities(): WorkspaceCapabilities {
-    return AGENT_SERVER_CAPABILITIES;
+    return this.#lifecycle.remoteCapabilities ?? AGENT_SERVER_CAPABILITIES;
+  }
+
+  /**
+   * Watches a directory of the sandbox (`FileWatch`) through its agent-server, starting the
+   * sandbox first if needed; the watch ends with the workspace.
+   */
+  async watch(path: string, options: FileWatchOptions = {}): Promise<FileWatcher> {
+    this.assertOpen();
+    return this.#lifecycle.use((remote) => remote.watch(path, options), options.signal);
   }
 
   /**

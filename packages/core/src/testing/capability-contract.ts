@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellQuote } from '../internal/process/shell-quote.js';
 import { actionExecutorOf } from '../workspace/action-executor.js';
 import { directoryTransferOf } from '../workspace/directory-transfer.js';
+import { portExposureOf } from '../workspace/port-exposure.js';
+import { resourceMetricsOf } from '../workspace/resource-metrics.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import type { ContractContext } from './contract-context.js';
@@ -50,6 +52,10 @@ export function describeCapabilityContract(context: ContractContext): void {
       const { directoryTransfer, runtimeActions } = declared(workspace);
       expect(directoryTransferOf(workspace) !== undefined).toBe(directoryTransfer);
       expect(actionExecutorOf(workspace) !== undefined).toBe(runtimeActions);
+      expect(resourceMetricsOf(workspace) !== undefined).toBe(
+        capabilities?.resourceMetrics === true,
+      );
+      expect(portExposureOf(workspace) !== undefined).toBe(capabilities?.portExposure === true);
     });
 
     it(
@@ -130,6 +136,56 @@ export function describeCapabilityContract(context: ContractContext): void {
             'WORKSPACE_CLOSED',
           );
           await expectRejection(executor.runtimePlugins(), 'WORKSPACE_CLOSED');
+        }
+      },
+      TIMEOUT_MS,
+    );
+
+    it('with resourceMetrics: a sample taken now, with the disk of the working directory', async () => {
+      const metrics = resourceMetricsOf(context.workspace());
+      if (metrics === undefined) return expectUndeclared('resourceMetrics');
+      const sample = await metrics.metrics();
+      expect(sample.sampledAt).toBeInstanceOf(Date);
+      expect(Math.abs(Date.now() - sample.sampledAt.getTime())).toBeLessThan(5 * 60_000);
+      expect(sample.diskTotalBytes).toBeGreaterThan(0);
+      expect(sample.diskUsedBytes).toBeLessThanOrEqual(sample.diskTotalBytes as number);
+    });
+
+    it(
+      'with portExposure: a server a command started answers through the exposed URL, until closed',
+      async () => {
+        const ports = portExposureOf(context.workspace());
+        if (ports === undefined) return expectUndeclared('portExposure');
+        const dir = await context.scratchDir('port');
+        // Node or Python, whichever the workspace has, serves on a port it picks and says which.
+        const started = await context
+          .workspace()
+          .executeCommand(
+            [
+              'if command -v node >/dev/null; then',
+              `  node -e "const s=require('http').createServer((q,r)=>r.end('served '+q.url)).listen(0,'127.0.0.1',()=>console.log(s.address().port))" > port.txt 2>&1 &`,
+              'else',
+              `  python3 -c "import http.server as h; s=h.HTTPServer(('127.0.0.1',0),type('H',(h.BaseHTTPRequestHandler,),{'do_GET':lambda self:(self.send_response(200),self.end_headers(),self.wfile.write(('served '+self.path).encode()))})); print(s.server_port,flush=True); s.serve_forever()" > port.txt 2>&1 &`,
+              'fi',
+              'echo $! > server.pid',
+              'for i in $(seq 200); do [ -s port.txt ] && break; sleep 0.05; done; cat port.txt',
+            ].join('\n'),
+            { cwd: dir },
+          );
+        const port = Number(started.stdout.trim());
+        expect(
+          port,
+          `the contract needs node or python3 in the workspace: ${started.stdout}`,
+        ).toBeGreaterThan(0);
+        try {
+          await expectRejection(ports.exposePort(0), 'INVALID_ARGUMENT');
+          const exposed = await ports.exposePort(port);
+          const response = await fetch(`${exposed.url}/hello?x=1`);
+          expect(await response.text()).toBe('served /hello?x=1');
+          await exposed.close();
+          await expect(fetch(exposed.url)).rejects.toThrow();
+        } finally {
+          await context.workspace().executeCommand('kill $(cat server.pid)', { cwd: dir });
         }
       },
       TIMEOUT_MS,

@@ -22,6 +22,7 @@ export function describeCommandTimeoutContract(context: ContractContext): void {
         stdout: 'before\n',
         stderr: 'before-err\n',
         timeoutOccurred: true,
+        terminationReason: 'timeout',
       });
     }, 10_000);
 
@@ -66,6 +67,7 @@ export function describeCommandTimeoutContract(context: ContractContext): void {
       // Without prompt return this would run into its 20 s timeout (and the 10 s test timeout).
       const result = await workspace.executeCommand('sleep 30 & echo $!', { timeoutMs: 20_000 });
       expect(result).toMatchObject({ exitCode: 0, timeoutOccurred: false });
+      expect(result.terminationReason).toBeUndefined();
       const pid = result.stdout.trim();
       expect(pid).toMatch(/^\d+$/);
       try {

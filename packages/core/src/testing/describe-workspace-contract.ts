@@ -6,6 +6,7 @@ import { describeCommandContract } from './command-contract.js';
 import { describeCommandTimeoutContract } from './command-timeout-contract.js';
 import type { ContractContext } from './contract-context.js';
 import { describeFileContract } from './file-contract.js';
+import { describeFileWatchContract } from './file-watch-contract.js';
 import { describeGitContract } from './git-contract.js';
 import { describeLifecycleContract } from './lifecycle-contract.js';
 
@@ -19,7 +20,7 @@ export interface WorkspaceContractOptions {
  * The contract every workspace type must pass: commands, cwd rules, env, streaming callbacks,
  * timeouts and tree kill, large and binary output, uploads and downloads (error cases
  * included), git changes and diff on a real repository, close idempotence, and the declared
- * capabilities (whole directories, runtime plugin actions).
+ * capabilities (whole directories, runtime plugin actions, file watching).
  *
  * @param name - Suite name, e.g. `'LocalWorkspace'`.
  * @param makeWorkspace - Creates a ready workspace whose `workingDir` is writable. Called once for
@@ -62,5 +63,6 @@ export function describeWorkspaceContract(
     describeGitContract(context);
     describeLifecycleContract(context);
     describeCapabilityContract(context);
+    describeFileWatchContract(context);
   });
 }

@@ -22,6 +22,23 @@ export interface WorkspaceCapabilities {
    * that declares it has these methods; absent means `false`.
    */
   readonly gitHistory?: boolean;
+  /**
+   * `watch` reports changes under a directory (`FileWatch`, found with `fileWatchOf`): local
+   * workspaces, and remote ones whose agent-server announces `/sockets/watch`. Like
+   * `gitHistory`, only a type that declares it has the method; absent means `false`.
+   */
+  readonly fileWatch?: boolean;
+  /**
+   * `metrics` samples what the sandbox uses (`ResourceMetrics`, found with `resourceMetricsOf`):
+   * remote and sandbox workspaces, through their agent-server. Absent means `false`.
+   */
+  readonly resourceMetrics?: boolean;
+  /**
+   * `exposePort` reaches a port inside the sandbox from here (`PortExposure`, found with
+   * `portExposureOf`): remote and sandbox workspaces, through their agent-server's port proxy.
+   * Absent means `false`.
+   */
+  readonly portExposure?: boolean;
 }
 
 /** Capabilities of a workspace that declares none: only the core contract. */

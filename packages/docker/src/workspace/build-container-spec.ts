@@ -11,7 +11,6 @@ export const AGENT_SERVER_PORT = 8000;
 /** The fields of the workspace options a container spec is built from. */
 export type ContainerSpecFields = Pick<
   ResolvedDockerWorkspaceOptions,
-  | 'image'
   | 'command'
   | 'user'
   | 'env'
@@ -24,6 +23,8 @@ export type ContainerSpecFields = Pick<
   | 'publishAddress'
   | 'sandbox'
 > & {
+  /** The image to run. */
+  image: string;
   /** The container's working directory; the image's when unset. */
   workingDir?: string | undefined;
   /** Start the agent-server dormant (see `DockerWorkspaceOptions.deferInit`). */

@@ -24,6 +24,23 @@ export const DOCKER_LABELS = {
   keepAlive: 'agent-workspace.keep-alive',
 } as const;
 
+/**
+ * The labels on every snapshot image (see `commitSnapshot`), beside `agent-workspace.package` /
+ * `.version`; `listDockerSnapshots` lists images with `agent-workspace.snapshot=true`.
+ */
+export const DOCKER_SNAPSHOT_LABELS = {
+  /** `true`: a snapshot committed by agent-workspace. */
+  snapshot: 'agent-workspace.snapshot',
+  /** The snapshot's human-readable name. */
+  name: 'agent-workspace.snapshot-name',
+  /** `workspaceId` of the workspace it was taken from. */
+  sourceWorkspaceId: 'agent-workspace.snapshot-source-workspace-id',
+  /** The image that workspace ran (an image reference, or a snapshot's for a fork). */
+  sourceImage: 'agent-workspace.snapshot-source-image',
+  /** ISO 8601 time of the snapshot. */
+  createdAt: 'agent-workspace.snapshot-created-at',
+} as const;
+
 /** Options of {@link managedLabels}. */
 export interface ManagedLabelsOptions {
   workspaceId: string;

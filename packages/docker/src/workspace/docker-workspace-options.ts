@@ -58,6 +58,12 @@ const extraHostSchema = z.string().refine((entry) => {
   );
 }, 'must be name:address, the address an IP or host-gateway (e.g. host.docker.internal:host-gateway)');
 
+/** An image reference by Docker's grammar (an image id `sha256:<hex>` is one too). */
+const imageReference = z.string().superRefine((image, context) => {
+  const problem = checkImageReference(image);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+});
+
 /** Resource limits of the container. */
 export const dockerResourcesSchema = z.strictObject({
   /** Memory limit in bytes (swap included, so no extra swap). Docker's minimum is 6 MiB. */
@@ -73,10 +79,8 @@ export const dockerResourcesSchema = z.strictObject({
 
 /** Every JSON-describable field of {@link DockerWorkspaceOptions}. */
 export const dockerWorkspaceFields = {
-  image: z.string().superRefine((image, context) => {
-    const problem = checkImageReference(image);
-    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
-  }),
+  image: imageReference.optional(),
+  fromSnapshot: imageReference.optional(),
   workingDir: absolutePosixPath.default('/workspace'),
   env: z.record(environmentName, z.string()).optional(),
   forwardEnv: z.array(environmentName).optional(),
@@ -145,6 +149,21 @@ export const dockerWorkspaceOptionsSchema = z
     message: 'give either docker or dockerOptions, not both',
     path: ['dockerOptions'],
   })
+  .superRefine((options, context) => {
+    if (options.image !== undefined && options.fromSnapshot !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: 'give either image or fromSnapshot, not both (a snapshot is an image)',
+        path: ['fromSnapshot'],
+      });
+    } else if (options.image === undefined && options.fromSnapshot === undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: 'required: the agent-server image (or fromSnapshot, a snapshot to start from)',
+        path: ['image'],
+      });
+    }
+  })
   .refine((options) => options.sandbox === undefined || !runsAsRoot(options.user), {
     message:
       'a sandboxed container runs its server as an unprivileged user (its /proc is unmasked)',
@@ -157,7 +176,7 @@ function runsAsRoot(user: string | undefined): boolean {
 }
 
 /**
- * Options of {@link DockerWorkspace}. Only `image` is required.
+ * Options of {@link DockerWorkspace}. Exactly one of `image` and `fromSnapshot` is required.
  *
  * @example
  * ```ts
@@ -169,8 +188,16 @@ function runsAsRoot(user: string | undefined): boolean {
  * ```
  */
 export interface DockerWorkspaceOptions {
-  /** The agent-server image (its entrypoint must start the server on port 8000). */
-  image: string;
+  /** The agent-server image (its entrypoint must start the server on port 8000). Required unless `fromSnapshot`. */
+  image?: string | undefined;
+  /**
+   * Start from a snapshot instead of `image`: the reference or id of a snapshot taken by
+   * `DockerWorkspace.snapshot()` (see `listDockerSnapshots()`). The container gets the
+   * snapshot's filesystem (files, git history, installed packages) and a fresh agent-server; no
+   * process of the original runs. Checked when the container is created: an image that is
+   * missing or is not one of our snapshots is `INVALID_CONFIG` naming `fromSnapshot`.
+   */
+  fromSnapshot?: string | undefined;
   /** Directory relative paths resolve against. @default '/workspace' */
   workingDir?: string | undefined;
   /** Environment variables of the container. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   abortedError,
   type DescribedWorkspaceIdentity,
+  invalidArgument,
   type ReleaseSandboxOptions,
   type SandboxEndpoint,
   type SandboxHookOptions,
@@ -15,23 +16,47 @@ import {
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
 import { AGENT_SERVER_PORT, buildContainerSpec } from './build-container-spec.js';
+import { checkSnapshotName, commitSnapshot } from './commit-snapshot.js';
 import { containerSandboxState } from './container-sandbox-state.js';
 import { dockerError, dockerStatus } from './docker-error.js';
 import { DOCKER_LABELS, managedLabels } from './docker-labels.js';
+import type { DockerSnapshot } from './docker-snapshot.js';
 import {
   type DockerWorkspaceOptions,
   dockerWorkspaceOptionsSchema,
   type ResolvedDockerWorkspaceOptions,
 } from './docker-workspace-options.js';
+import { findDockerSnapshot } from './find-docker-snapshot.js';
 import { type PublishedPort, readPublishedPorts } from './published-port.js';
 import { readContainerLogs } from './read-container-logs.js';
 import { reapOrphans } from './reap-orphans.js';
 import { removeContainer } from './remove-container.js';
+import { removeDockerSnapshot } from './remove-docker-snapshot.js';
 import { resolveDocker } from './resolve-docker.js';
 import { watchListeningLine } from './watch-listening-line.js';
 
 /** Seconds `close()` gives the agent-server to stop before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
+
+/** Options of {@link DockerWorkspace.snapshot}. */
+export interface DockerSnapshotOptions {
+  /** Name of the snapshot (1 to 200 printable characters). @default the container's name */
+  name?: string | undefined;
+  /** Checked before and after the commit (an engine commit cannot be cancelled midway). */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Options of {@link DockerWorkspace.fork}: options of the new workspace that differ from the
+ * original's (`image`, `fromSnapshot`, `docker` and `dockerOptions` cannot), and a signal.
+ */
+export type ForkDockerWorkspaceOptions = Partial<DockerWorkspaceOptions> & {
+  /** Aborting removes what was created (the snapshot included) and rejects with `ABORTED`. */
+  signal?: AbortSignal | undefined;
+};
+
+/** Options a fork cannot change: it runs the snapshot on the engine that holds it. */
+const FIXED_IN_FORK = ['image', 'fromSnapshot', 'docker', 'dockerOptions'] as const;
 
 /** Options of {@link DockerWorkspace.create}. */
 export interface CreateDockerWorkspaceOptions {
@@ -53,6 +78,11 @@ export interface CreateDockerWorkspaceOptions {
  *   with `keepAlive` it leaves the container running.
  * - A container that dies while in use makes operations reject with `SANDBOX_EXITED`, carrying
  *   its exit code and last log lines.
+ * - `snapshot()` commits the container to a labelled image; `fork()` starts a new workspace
+ *   from one, and `fromSnapshot` starts any workspace from one. A snapshot carries the
+ *   container's filesystem (the working directory with its git history, packages installed
+ *   anywhere), not its processes (the new container runs a fresh agent-server), not its bind
+ *   mounts or volumes, and no value of its environment (neither session key nor `env`).
  * - With `deferInit` the agent-server starts dormant (`OH_DEFERRED_INIT=true`): start-up and
  *   `alive()` work, operations answer 503 until `initialize()` (see `SandboxWorkspace`).
  *
@@ -66,8 +96,10 @@ export class DockerWorkspace extends SandboxWorkspace {
   readonly kind = 'docker';
   /** Random id of this workspace; the container's `agent-workspace.workspace-id` label. */
   readonly workspaceId: string = randomBytes(16).toString('hex');
-  /** The image the container runs. */
+  /** The image the container runs: `image`, or the `fromSnapshot` reference or id. */
   readonly image: string;
+  /** The snapshot the container starts from (the `fromSnapshot` option), if any. */
+  readonly fromSnapshot: string | undefined;
   /** The container's name. */
   readonly containerName: string;
   readonly #options: ResolvedDockerWorkspaceOptions;
@@ -79,6 +111,8 @@ export class DockerWorkspace extends SandboxWorkspace {
   #stopWatch: (() => void) | undefined;
   /** Frozen by `docker pause`: a graceful stop could not be handled, so release kills. */
   #frozen = false;
+  /** The snapshot `fork()` made this workspace from. */
+  #forkedFrom: DockerSnapshot | undefined;
 
   /**
    * Validates `options` (an `INVALID_CONFIG` error names each bad field) without touching Docker;
@@ -98,7 +132,9 @@ export class DockerWorkspace extends SandboxWorkspace {
     this.#options = resolved;
     this.#docker = resolveDocker(resolved);
     this.#apiKey = resolved.sessionApiKey ?? randomBytes(32).toString('hex');
-    this.image = resolved.image;
+    // The schema demands exactly one of them.
+    this.image = (resolved.image ?? resolved.fromSnapshot) as string;
+    this.fromSnapshot = resolved.fromSnapshot;
     this.containerName = resolved.name ?? `agent-workspace-${this.workspaceId.slice(0, 12)}`;
   }
 
@@ -113,6 +149,103 @@ export class DockerWorkspace extends SandboxWorkspace {
     { signal }: CreateDockerWorkspaceOptions = {},
   ): Promise<DockerWorkspace> {
     return startOrClose(new DockerWorkspace(options), { signal });
+  }
+
+  /**
+   * The snapshot {@link fork} made this workspace from; `undefined` for a workspace not made by
+   * `fork()`. Closing the fork keeps it: remove it with `removeDockerSnapshot(forkedFrom.id)`
+   * once no workspace runs it, or start more workspaces from it (`fromSnapshot`).
+   */
+  get forkedFrom(): DockerSnapshot | undefined {
+    return this.#forkedFrom;
+  }
+
+  /**
+   * Commits the container to a snapshot image (`docker commit --pause`, so the files are read
+   * from a frozen container), starting the workspace first if needed like any operation.
+   *
+   * The snapshot carries the container's own filesystem as it is: files under the working
+   * directory, their git history and index, everything installed or written elsewhere in the
+   * container. It does not carry running processes (a container started from it runs a fresh
+   * agent-server), the content of bind mounts and volumes (outside the container's filesystem),
+   * or the environment's values: neither the session key nor `env` / `forwardEnv` values are
+   * persisted (the image's `Env` is its source image's, with the other names unset).
+   *
+   * The snapshot stays until `removeDockerSnapshot()`; `listDockerSnapshots()` lists it.
+   * Rejects with `WORKSPACE_CLOSED` after `close()`, `INVALID_ARGUMENT` for a bad `name`,
+   * `PROVISIONING_ERROR` when the engine cannot commit, `ABORTED` (no image left behind).
+   *
+   * @example
+   * ```ts
+   * await workspace.executeCommand('git init && npm install');
+   * const snapshot = await workspace.snapshot({ name: 'deps installed' });
+   * await using copy = await DockerWorkspace.create({ fromSnapshot: snapshot.reference });
+   * ```
+   */
+  async snapshot({ name, signal }: DockerSnapshotOptions = {}): Promise<DockerSnapshot> {
+    this.assertOpen();
+    if (name !== undefined) checkSnapshotName(name);
+    await this.start({ signal });
+    this.assertOpen();
+    return commitSnapshot({
+      docker: this.#docker,
+      containerId: this.#container!.id,
+      sourceWorkspaceId: this.workspaceId,
+      sourceImage: this.image,
+      name: name ?? this.containerName,
+      signal,
+    });
+  }
+
+  /**
+   * A copy of this workspace: {@link snapshot} then `DockerWorkspace.create` from it with this
+   * workspace's options, a new container name and a new session key (`options` overrides any
+   * of them but `image`, `fromSnapshot`, `docker` and `dockerOptions`). Resolves once the fork's
+   * agent-server answers.
+   *
+   * The fork starts with this workspace's files and git state (see {@link snapshot}), not its
+   * processes: it runs a fresh agent-server, and nothing this workspace had running runs there.
+   * The two are independent from then on, except for `mounts`: the fork mounts the same bind
+   * sources and volumes again, shared with the original, not copied. With `deferInit` the fork's
+   * agent-server starts dormant as the original's did (call `initialize()` on it). The snapshot
+   * is kept as the fork's {@link forkedFrom} (remove it once its forks are closed, or reuse it);
+   * when the fork fails to start, the snapshot is removed and the error is the start's.
+   *
+   * @example
+   * ```ts
+   * await using fork = await workspace.fork();
+   * await fork.executeCommand('git log --oneline'); // the original's history
+   * ```
+   */
+  async fork(options: ForkDockerWorkspaceOptions = {}): Promise<DockerWorkspace> {
+    const { signal, ...overrides } = options;
+    for (const field of FIXED_IN_FORK) {
+      if (overrides[field] !== undefined)
+        throw invalidArgument(
+          field,
+          'cannot change in a fork: it runs the snapshot on this engine',
+        );
+    }
+    const snapshot = await this.snapshot({ signal });
+    const {
+      image: _image,
+      fromSnapshot: _fromSnapshot,
+      dockerOptions: _dockerOptions,
+      name: _name,
+      sessionApiKey: _sessionApiKey,
+      ...inherited
+    } = this.#options;
+    try {
+      const fork = await DockerWorkspace.create(
+        { ...inherited, ...overrides, fromSnapshot: snapshot.reference, docker: this.#docker },
+        { signal },
+      );
+      fork.#forkedFrom = snapshot;
+      return fork;
+    } catch (error) {
+      await removeDockerSnapshot(snapshot.id, { docker: this.#docker }).catch(() => {});
+      throw error;
+    }
   }
 
   /** The container's id, once created. */
@@ -148,8 +281,16 @@ export class DockerWorkspace extends SandboxWorkspace {
     const reaping = options.reapOrphans
       ? reapOrphans({ docker, signal }).catch(() => [])
       : Promise.resolve([]);
+    let image = this.image;
+    try {
+      if (options.fromSnapshot !== undefined)
+        image = await this.#snapshotImage(options.fromSnapshot);
+    } catch (error) {
+      await reaping;
+      throw error;
+    }
     const body = buildContainerSpec({
-      options,
+      options: { ...options, image },
       labels: managedLabels({
         workspaceId: this.workspaceId,
         keepAlive: options.keepAlive,
@@ -278,6 +419,24 @@ export class DockerWorkspace extends SandboxWorkspace {
     const ids = this.#container ? [this.#container.id] : await this.#containersByLabel(signal);
     const stopTimeoutSeconds = this.#frozen ? 0 : STOP_TIMEOUT_SECONDS;
     await Promise.all(ids.map((id) => removeContainer({ docker, id, stopTimeoutSeconds, signal })));
+  }
+
+  /**
+   * The image id of snapshot `reference` (an id, not the tag: what was checked is what runs);
+   * `INVALID_CONFIG` naming `fromSnapshot` when it is missing or is not one of our snapshots.
+   */
+  async #snapshotImage(reference: string): Promise<string> {
+    const lookup = await findDockerSnapshot({ docker: this.#docker, idOrReference: reference });
+    if (lookup.found === 'snapshot') return lookup.snapshot.id;
+    const reason =
+      lookup.found === 'none'
+        ? `the Docker engine has no image ${reference}`
+        : `image ${reference} is not an agent-workspace snapshot (no agent-workspace.snapshot=true label)`;
+    throw new WorkspaceError({
+      code: 'INVALID_CONFIG',
+      message: `invalid docker workspace options: fromSnapshot: ${reason}; see listDockerSnapshots()`,
+      details: { kind: 'docker', fields: ['fromSnapshot'], fromSnapshot: reference },
+    });
   }
 
   /** Containers labelled with this workspace's id (a create cut short may have made one). */

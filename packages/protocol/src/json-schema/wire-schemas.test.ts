@@ -13,6 +13,7 @@ const MODEL_PARTS = new Set([
   'initStateSchema',
   'runtimePluginStateSchema',
   'securityRiskSchema',
+  'terminationReasonSchema',
 ]);
 
 const modelsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');

@@ -83,6 +83,10 @@ import {
   subdirectoryPageWireSchema,
 } from '../models/file-browser.js';
 import { fileOperationResultWireSchema } from '../models/file-operation-result.js';
+import {
+  fileWatchQueryWireSchema,
+  fileWatchServerFrameWireSchema,
+} from '../models/file-watch-frame.js';
 import { gitChangeWireSchema, gitDiffWireSchema } from '../models/git-change.js';
 import {
   gitCommitShaParamsWireSchema,
@@ -121,6 +125,7 @@ import { validationIssueSchema } from '../models/validation-issue.js';
 import { websocketAuthFrameWireSchema } from '../models/websocket-auth-frame.js';
 import { workspaceArchiveManifestWireSchema } from '../models/workspace-archive-manifest.js';
 import { workspaceIdentityWireSchema } from '../models/workspace-identity.js';
+import { workspaceMetricsWireSchema } from '../models/workspace-metrics.js';
 import {
   warmPoolImageStatsWireSchema,
   warmPoolStatsWireSchema,
@@ -144,6 +149,8 @@ export const wireSchemas = {
   WebsocketAuthFrame: { schema: websocketAuthFrameWireSchema, io: 'input' },
   ExecClientFrame: { schema: execClientFrameWireSchema, io: 'input' },
   ExecServerFrame: { schema: execServerFrameWireSchema, io: 'output' },
+  FileWatchQuery: { schema: fileWatchQueryWireSchema, io: 'input' },
+  FileWatchServerFrame: { schema: fileWatchServerFrameWireSchema, io: 'output' },
   BashCommand: { schema: bashCommandWireSchema, io: 'output' },
   BashOutput: { schema: bashOutputWireSchema, io: 'output' },
   BashError: { schema: bashErrorWireSchema, io: 'output' },
@@ -152,6 +159,7 @@ export const wireSchemas = {
   BashEventsCleared: { schema: bashEventsClearedWireSchema, io: 'output' },
   CommandResult: { schema: commandResultWireSchema, io: 'output' },
   FileOperationResult: { schema: fileOperationResultWireSchema, io: 'output' },
+  WorkspaceMetrics: { schema: workspaceMetricsWireSchema, io: 'output' },
   DirectoryArchiveSummary: { schema: directoryArchiveSummaryWireSchema, io: 'output' },
   DirectoryEntry: { schema: directoryEntryWireSchema, io: 'output' },
   DirectoryListingPage: { schema: directoryListingPageWireSchema, io: 'output' },

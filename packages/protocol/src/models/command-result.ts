@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type TerminationReason, terminationReasonSchema } from './termination-reason.js';
 
 /** Wire shape of a finished command (snake_case, as the OpenHands SDK serialises `CommandResult`). */
 export const commandResultWireSchema = z.object({
@@ -8,6 +9,8 @@ export const commandResultWireSchema = z.object({
   stderr: z.string(),
   timeout_occurred: z.boolean(),
   duration_ms: z.number().nonnegative().optional(),
+  /** Ours: why the command was ended, when it did not exit on its own. */
+  termination_reason: terminationReasonSchema.optional(),
 });
 
 /** Wire JSON of a {@link CommandResult}. */
@@ -27,4 +30,9 @@ export interface CommandResult {
   timeoutOccurred: boolean;
   /** Wall time from spawn to exit, in milliseconds. */
   durationMs: number;
+  /**
+   * Why the command was ended, when it did not exit on its own (absent then): `timeout`,
+   * `oom` (an exit of 137 while the memory cgroup counted an OOM kill), `limit`, `signal`.
+   */
+  terminationReason?: TerminationReason | undefined;
 }

@@ -7,6 +7,7 @@ import {
   commandTextSchema,
   commandTimeoutSchema,
 } from '../limits/command-input-schemas.js';
+import { terminationReasonSchema } from './termination-reason.js';
 
 // Frames of the streaming-exec channel; its path and capability are in `wire/exec-stream.ts`.
 
@@ -98,6 +99,8 @@ const exitFrameSchema = z.object({
   exit_code: z.number().int(),
   timeout_occurred: z.boolean(),
   duration_ms: z.number().nonnegative(),
+  /** Why the command was ended, when it did not exit on its own. */
+  termination_reason: terminationReasonSchema.optional(),
 });
 
 const errorFrameSchema = z.object({

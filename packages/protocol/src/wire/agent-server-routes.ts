@@ -1,4 +1,5 @@
 import { EXEC_STREAM_PATH } from './exec-stream.js';
+import { FILE_WATCH_SOCKET_PATH } from './file-watch.js';
 
 /** Header carrying the session API key on HTTP requests (matched case-insensitively). */
 export const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
@@ -81,6 +82,8 @@ export const AGENT_SERVER_ROUTES = {
   conversationEventsSocket: '/sockets/events/:conversation_id',
   bashEventsSocket: '/sockets/bash-events',
   execSocket: EXEC_STREAM_PATH,
+  /** Our extension (`FILE_WATCH_CAPABILITY`): changes under a directory, `?path=&recursive=`. */
+  fileWatchSocket: FILE_WATCH_SOCKET_PATH,
 } as const;
 
 /** The path of one bash event. */

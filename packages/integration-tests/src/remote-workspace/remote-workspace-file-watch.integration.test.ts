@@ -87,9 +87,10 @@ describe('RemoteWorkspace.watch over /sockets/watch', () => {
     const aborted = own.watch('.', { signal: controller.signal });
     controller.abort();
     await expectRejection(aborted, 'ABORTED');
-    const closing = own.watch('.');
+    // The expectation is attached before close() rejects the start: never an unhandled rejection.
+    const closing = expectRejection(own.watch('.'), 'WORKSPACE_CLOSED');
     await own.close();
-    await expectRejection(closing, 'WORKSPACE_CLOSED');
+    await closing;
   });
 
   it('an OpenHands server (no extensions) does not declare it and refuses NOT_SUPPORTED', async () => {

@@ -105,9 +105,9 @@ const ANNOUNCED_CAPABILITIES = [
  * - **Deferred init**: a server started dormant (`--defer-init`) answers 503 to all of the above
  *   until `initialize()`; `initState()` tells where it is.
  * - `pause()` / `resume()` reject with `NOT_SUPPORTED`: a client cannot suspend its server.
- * - **File watching** (the `fileWatch` capability): `watch()` over our `/sockets/watch` when
+ * - **File watching** (the `fileWatch` capability): `watch()` over our watch socket (`AGENT_SERVER_ROUTES.fileWatchSocket`) when
  *   the server lists `FILE_WATCH_CAPABILITY`; `NOT_SUPPORTED` from an OpenHands server.
- * - `identity()` asks the server (`GET /api/workspace/identity`) when it lists the
+ * - `identity()` asks the server (`AGENT_SERVER_ROUTES.workspaceIdentity`) when it lists the
  *   workspace-identity capability: id, anchor, execution root and projection are the server's,
  *   `cwd` is this workspace's `workingDir`. An OpenHands server has no such route: then the id
  *   is derived from `host` and `workingDir`, and the rest are the defaults.
@@ -180,7 +180,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   }
 
   /**
-   * The server's deferred-init state (`GET /api/init`): `dormant` until {@link initialize},
+   * The server's deferred-init state (`GET` of `AGENT_SERVER_ROUTES.init`): `dormant` until {@link initialize},
    * then `ready`; `undefined` when the server was not started with deferred init (it answers 404).
    */
   async initState(options: InitStateOptions = {}): Promise<DeferredInitState | undefined> {
@@ -189,7 +189,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   }
 
   /**
-   * Initializes a server started with deferred init (`POST /api/init`, this workspace's key as
+   * Initializes a server started with deferred init (`POST` of `AGENT_SERVER_ROUTES.init`, this workspace's key as
    * `X-Init-API-Key`): it answers 503 to commands, files and sockets until then. With
    * `sessionApiKeys` the server accepts only those afterwards, and this workspace sends the
    * first from then on (`agentServerEndpoint()` too). A server initializes once.
@@ -233,7 +233,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   }
 
   /**
-   * Watches the server directory `path` (see `FileWatch.watch`) over our `/sockets/watch`,
+   * Watches the server directory `path` (see `FileWatch.watch`) over our watch socket (`AGENT_SERVER_ROUTES.fileWatchSocket`),
    * confined as the server's file routes are. `NOT_SUPPORTED` when the server does not list
    * `FILE_WATCH_CAPABILITY` (an OpenHands server); `RESOURCE_EXHAUSTED` when it watches too
    * many already; the iteration ends with `CONNECTION_ERROR` when the connection drops, and
@@ -304,7 +304,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   }
 
   /**
-   * OpenHands' `POST /api/file/create_directory`: makes the directory `path` (relative to
+   * OpenHands' `POST` of `FILE_BROWSER_ROUTES.createDirectory`: makes the directory `path` (relative to
    * `workingDir`) and its missing parents on the server; an existing directory is fine.
    *
    * @throws WorkspaceError `INVALID_ARGUMENT` (a file in the way), `FORBIDDEN` (permission,
@@ -364,7 +364,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
     return exposed;
   }
 
-  /** OpenHands' `GET /api/git/commits`: the repository's most recent commits, newest first. */
+  /** OpenHands' `GET` of `AGENT_SERVER_ROUTES.gitCommits`: the repository's most recent commits, newest first. */
   async gitCommits(
     repositoryPath: string,
     options: GitCommitsOptions = {},
@@ -376,7 +376,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   }
 
   /**
-   * OpenHands' `GET /api/git/commits/{sha}/changes`: the paths commit `sha` (hex only) changed
+   * OpenHands' `GET` of `gitCommitChangesPath(sha)`: the paths commit `sha` (hex only) changed
    * against its first parent. An unknown commit is `GIT_ERROR`.
    */
   async gitCommitChanges(repositoryPath: string, sha: string): Promise<GitChange[]> {
@@ -387,7 +387,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   }
 
   /**
-   * OpenHands' workspace archive (`GET /api/file/archive`) of a server directory, written to a
+   * OpenHands' workspace archive (`GET` of `AGENT_SERVER_ROUTES.fileArchive`) of a server directory, written to a
    * local file: `format: 'git-delta'` (default) a git patch of the working tree against
    * `baseRef` (`baseCommit` tells the commit it applies to), `'tar.gz'` the whole directory with
    * a manifest; default excludes unless `useDefaultExcludes: false`, plus `exclude`. File

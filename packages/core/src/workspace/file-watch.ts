@@ -58,7 +58,7 @@ export interface FileWatcher extends AsyncIterable<FileWatchEvent>, AsyncDisposa
 
 /**
  * Events when files change under a directory (E2B's `watchDir`, Cloudflare's `watch`): local
- * workspaces on Node's `fs.watch`, remote ones over the agent-server's `/sockets/watch`. A
+ * workspaces on Node's `fs.watch`, remote ones over the agent-server's watch socket (`AGENT_SERVER_ROUTES.fileWatchSocket`). A
  * workspace is one when it declares the `fileWatch` capability (found with {@link fileWatchOf}),
  * never by its methods or class.
  */

@@ -24,7 +24,7 @@ export interface WorkspaceCapabilities {
   readonly gitHistory?: boolean;
   /**
    * `watch` reports changes under a directory (`FileWatch`, found with `fileWatchOf`): local
-   * workspaces, and remote ones whose agent-server announces `/sockets/watch`. Like
+   * workspaces, and remote ones whose agent-server announces `FILE_WATCH_CAPABILITY`. Like
    * `gitHistory`, only a type that declares it has the method; absent means `false`.
    */
   readonly fileWatch?: boolean;

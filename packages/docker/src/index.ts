@@ -38,9 +38,7 @@ export {
 export { type DockerSnapshot, SNAPSHOT_REPOSITORY } from './workspace/docker-snapshot.js';
 export {
   type CreateDockerWorkspaceOptions,
-  type DockerSnapshotOptions,
   DockerWorkspace,
-  type ForkDockerWorkspaceOptions,
 } from './workspace/docker-workspace.js';
 export {
   type DockerMount,
@@ -48,6 +46,10 @@ export {
   type DockerWorkspaceOptions,
   dockerWorkspaceOptionsSchema,
 } from './workspace/docker-workspace-options.js';
+export type {
+  DockerSnapshotOptions,
+  ForkDockerWorkspaceOptions,
+} from './workspace/fork-options.js';
 export {
   type ListDockerSnapshotsOptions,
   listDockerSnapshots,

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import {
   abortedError,
   type DescribedWorkspaceIdentity,
-  invalidArgument,
   type ReleaseSandboxOptions,
   type SandboxEndpoint,
   type SandboxHookOptions,
@@ -26,7 +25,13 @@ import {
   dockerWorkspaceOptionsSchema,
   type ResolvedDockerWorkspaceOptions,
 } from './docker-workspace-options.js';
-import { findDockerSnapshot } from './find-docker-snapshot.js';
+import { resolveSnapshotImage } from './find-docker-snapshot.js';
+import {
+  checkForkOverrides,
+  type DockerSnapshotOptions,
+  type ForkDockerWorkspaceOptions,
+  forkOptions,
+} from './fork-options.js';
 import { type PublishedPort, readPublishedPorts } from './published-port.js';
 import { readContainerLogs } from './read-container-logs.js';
 import { reapOrphans } from './reap-orphans.js';
@@ -37,26 +42,6 @@ import { watchListeningLine } from './watch-listening-line.js';
 
 /** Seconds `close()` gives the agent-server to stop before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
-
-/** Options of {@link DockerWorkspace.snapshot}. */
-export interface DockerSnapshotOptions {
-  /** Name of the snapshot (1 to 200 printable characters). @default the container's name */
-  name?: string | undefined;
-  /** Checked before and after the commit (an engine commit cannot be cancelled midway). */
-  signal?: AbortSignal | undefined;
-}
-
-/**
- * Options of {@link DockerWorkspace.fork}: options of the new workspace that differ from the
- * original's (`image`, `fromSnapshot`, `docker` and `dockerOptions` cannot), and a signal.
- */
-export type ForkDockerWorkspaceOptions = Partial<DockerWorkspaceOptions> & {
-  /** Aborting removes what was created (the snapshot included) and rejects with `ABORTED`. */
-  signal?: AbortSignal | undefined;
-};
-
-/** Options a fork cannot change: it runs the snapshot on the engine that holds it. */
-const FIXED_IN_FORK = ['image', 'fromSnapshot', 'docker', 'dockerOptions'] as const;
 
 /** Options of {@link DockerWorkspace.create}. */
 export interface CreateDockerWorkspaceOptions {
@@ -219,25 +204,11 @@ export class DockerWorkspace extends SandboxWorkspace {
    */
   async fork(options: ForkDockerWorkspaceOptions = {}): Promise<DockerWorkspace> {
     const { signal, ...overrides } = options;
-    for (const field of FIXED_IN_FORK) {
-      if (overrides[field] !== undefined)
-        throw invalidArgument(
-          field,
-          'cannot change in a fork: it runs the snapshot on this engine',
-        );
-    }
+    checkForkOverrides(overrides);
     const snapshot = await this.snapshot({ signal });
-    const {
-      image: _image,
-      fromSnapshot: _fromSnapshot,
-      dockerOptions: _dockerOptions,
-      name: _name,
-      sessionApiKey: _sessionApiKey,
-      ...inherited
-    } = this.#options;
     try {
       const fork = await DockerWorkspace.create(
-        { ...inherited, ...overrides, fromSnapshot: snapshot.reference, docker: this.#docker },
+        forkOptions(this.#options, overrides, snapshot, this.#docker),
         { signal },
       );
       fork.#forkedFrom = snapshot;
@@ -284,7 +255,7 @@ export class DockerWorkspace extends SandboxWorkspace {
     let image = this.image;
     try {
       if (options.fromSnapshot !== undefined)
-        image = await this.#snapshotImage(options.fromSnapshot);
+        image = await resolveSnapshotImage(this.#docker, options.fromSnapshot);
     } catch (error) {
       await reaping;
       throw error;
@@ -419,24 +390,6 @@ export class DockerWorkspace extends SandboxWorkspace {
     const ids = this.#container ? [this.#container.id] : await this.#containersByLabel(signal);
     const stopTimeoutSeconds = this.#frozen ? 0 : STOP_TIMEOUT_SECONDS;
     await Promise.all(ids.map((id) => removeContainer({ docker, id, stopTimeoutSeconds, signal })));
-  }
-
-  /**
-   * The image id of snapshot `reference` (an id, not the tag: what was checked is what runs);
-   * `INVALID_CONFIG` naming `fromSnapshot` when it is missing or is not one of our snapshots.
-   */
-  async #snapshotImage(reference: string): Promise<string> {
-    const lookup = await findDockerSnapshot({ docker: this.#docker, idOrReference: reference });
-    if (lookup.found === 'snapshot') return lookup.snapshot.id;
-    const reason =
-      lookup.found === 'none'
-        ? `the Docker engine has no image ${reference}`
-        : `image ${reference} is not an agent-workspace snapshot (no agent-workspace.snapshot=true label)`;
-    throw new WorkspaceError({
-      code: 'INVALID_CONFIG',
-      message: `invalid docker workspace options: fromSnapshot: ${reason}; see listDockerSnapshots()`,
-      details: { kind: 'docker', fields: ['fromSnapshot'], fromSnapshot: reference },
-    });
   }
 
   /** Containers labelled with this workspace's id (a create cut short may have made one). */

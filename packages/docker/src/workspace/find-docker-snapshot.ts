@@ -1,3 +1,4 @@
+import { WorkspaceError } from '@agent-workspace/core';
 import type Docker from 'dockerode';
 import { dockerError, dockerStatus } from './docker-error.js';
 import { type DockerSnapshot, inspectedSnapshot, isSnapshotImage } from './docker-snapshot.js';
@@ -32,4 +33,22 @@ export async function findDockerSnapshot({
   }
   if (!isSnapshotImage(info.Config?.Labels)) return { found: 'image', id: info.Id };
   return { found: 'snapshot', snapshot: inspectedSnapshot(info) };
+}
+
+/**
+ * The image id of snapshot `reference` (an id, not the tag: what was checked is what runs);
+ * `INVALID_CONFIG` naming `fromSnapshot` when it is missing or is not one of our snapshots.
+ */
+export async function resolveSnapshotImage(docker: Docker, reference: string): Promise<string> {
+  const lookup = await findDockerSnapshot({ docker, idOrReference: reference });
+  if (lookup.found === 'snapshot') return lookup.snapshot.id;
+  const reason =
+    lookup.found === 'none'
+      ? `the Docker engine has no image ${reference}`
+      : `image ${reference} is not an agent-workspace snapshot (no agent-workspace.snapshot=true label)`;
+  throw new WorkspaceError({
+    code: 'INVALID_CONFIG',
+    message: `invalid docker workspace options: fromSnapshot: ${reason}; see listDockerSnapshots()`,
+    details: { kind: 'docker', fields: ['fromSnapshot'], fromSnapshot: reference },
+  });
 }

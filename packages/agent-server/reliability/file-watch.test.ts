@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startSymlinkFlipper } from '@agent-workspace/core/testing';
 import {
   AGENT_SERVER_ROUTES,
+  MAX_FILE_EVENTS_PER_SECOND,
   MAX_FILE_WATCH_SOCKETS,
   MAX_PATH_BYTES,
   MAX_QUEUED_FILE_EVENTS,
@@ -97,6 +98,10 @@ describe('file-watch socket under attack (--confine-to-working-dir)', () => {
       { path: '.', max_queued_events: String(MAX_QUEUED_FILE_EVENTS + 1) },
       { path: '.', max_queued_events: '1e400' },
       { path: '.', max_queued_events: 'NaN' },
+      { path: '.', max_events_per_second: '0' },
+      { path: '.', max_events_per_second: String(MAX_FILE_EVENTS_PER_SECOND + 1) },
+      { path: '.', max_events_per_second: '1e400' },
+      { path: '.', max_events_per_second: '2.5' },
     ]) {
       hostile.tried++;
       await expect(
@@ -177,13 +182,41 @@ describe('file-watch socket under attack (--confine-to-working-dir)', () => {
     }
     slow.socket.resume();
     expect(await slow.waitFor((frame) => frame.type === 'overflow', 60_000)).toBeDefined();
-    writeFileSync(path.join(flood, 'after'), '');
-    expect(await slow.waitFor((frame) => frame.path === 'after', 60_000)).toBeDefined();
+    // Events are accepted again once the overflow is taken; while the flood's tail still
+    // overflows the queue (it drains at max_events_per_second), a new change may be dropped too.
+    let after: unknown;
+    for (let attempt = 0; attempt < 60 && after === undefined; attempt++) {
+      writeFileSync(path.join(flood, 'after'), String(attempt));
+      after = await slow.waitFor((frame) => frame.path === 'after', 1000);
+    }
+    expect(after).toBeDefined();
     const counted = slow.frames.length;
     expect(counted).toBeLessThan(FLOOD_FILES);
     many.note = `${counted} frames for ${FLOOD_FILES} files with max_queued_events=4`;
     slow.close();
     rmSync(flood, { recursive: true, force: true });
     expect((await call(`${server.url}/alive`)).status).toBe(200);
+  }, 120_000);
+
+  it('paces a flood at max_events_per_second: a burst, then the rate, merging and overflowing meanwhile', async () => {
+    const flood = path.join(work, 'paced');
+    mkdirSync(flood);
+    const rate = 5;
+    const { client, frame } = await firstFrame({
+      path: 'paced',
+      max_queued_events: '8',
+      max_events_per_second: String(rate),
+    });
+    expect(frame).toEqual({ type: 'ready' });
+    const started = performance.now();
+    for (let index = 0; index < 200; index++) writeFileSync(path.join(flood, `f-${index}`), '');
+    expect(await client.waitFor((seen) => seen.type === 'overflow', 60_000)).toBeDefined();
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    const changes = client.frames.filter((seen) => seen.type !== 'ready');
+    // The burst (as deep as the rate), then at most the rate: never more, however slow the machine.
+    expect(changes.length).toBeLessThanOrEqual(rate + Math.ceil(elapsedSeconds * rate) + 1);
+    many.note += `; ${changes.length} frames in ${elapsedSeconds.toFixed(1)} s at max_events_per_second=${rate}`;
+    client.close();
+    rmSync(flood, { recursive: true, force: true });
   }, 120_000);
 });

@@ -241,6 +241,11 @@ export {
   type WorkspaceCapabilities,
 } from './workspace/workspace-capabilities.js';
 export {
+  type WorkspaceFork,
+  type WorkspaceForkOptions,
+  workspaceForkOf,
+} from './workspace/workspace-fork.js';
+export {
   type DescribedWorkspaceIdentity,
   type WorkspaceAccessMode,
   type WorkspaceIdentity,

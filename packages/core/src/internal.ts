@@ -60,6 +60,11 @@ export {
   packDirectory,
 } from './internal/archive/pack-directory.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
+export {
+  type CopyDirectoryTreeOptions,
+  type CopyDirectoryTreeResult,
+  copyDirectoryTree,
+} from './internal/fs/copy-directory-tree.js';
 export { isProcessAlive } from './internal/is-process-alive.js';
 export { MAX_TIMER_MS } from './internal/max-timer-ms.js';
 export {

@@ -62,6 +62,7 @@ export {
   type ReapReport,
   reapGitWorkspaces,
 } from './reaper/reap-git-workspaces.js';
+export type { ForkGitWorkspaceOptions } from './workspace/fork-git-workspace.js';
 export { type CreateGitWorkspaceOptions, GitWorkspace } from './workspace/git-workspace.js';
 export {
   defaultProjectId,

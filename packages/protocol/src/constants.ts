@@ -87,9 +87,11 @@ export {
   trajectoryPath,
 } from './wire/file-browser.js';
 export {
+  DEFAULT_MAX_FILE_EVENTS_PER_SECOND,
   DEFAULT_MAX_QUEUED_FILE_EVENTS,
   FILE_WATCH_CAPABILITY,
   FILE_WATCH_SOCKET_PATH,
+  MAX_FILE_EVENTS_PER_SECOND,
   MAX_FILE_WATCH_SOCKETS,
   MAX_QUEUED_FILE_EVENTS,
 } from './wire/file-watch.js';
@@ -106,10 +108,12 @@ export {
 } from './wire/port-proxy.js';
 export {
   MAX_RUNTIME_SESSION_ID_LENGTH,
+  MAX_RUNTIME_SNAPSHOT_NAME_LENGTH,
   RUNTIME_API_KEY_HEADER,
   RUNTIME_API_ROUTES,
   RUNTIME_RESOURCE_FACTORS,
   runtimeSessionPath,
+  runtimeSnapshotPath,
 } from './wire/runtime-api-routes.js';
 export {
   EXECUTE_ACTION_CAPABILITY,

@@ -444,6 +444,31 @@ export {
   runtimeSessionWireSchema,
 } from './runtime-api/runtime-session.js';
 export {
+  type RuntimeSnapshot,
+  type RuntimeSnapshotListWire,
+  type RuntimeSnapshotRemovedWire,
+  type RuntimeSnapshotWire,
+  runtimeSnapshotFromWire,
+  runtimeSnapshotIdSchema,
+  runtimeSnapshotListWireSchema,
+  runtimeSnapshotNameSchema,
+  runtimeSnapshotRemovedWireSchema,
+  runtimeSnapshotWireSchema,
+  type TakeRuntimeSnapshotRequestWire,
+  takeRuntimeSnapshotRequestWireSchema,
+} from './runtime-api/runtime-snapshot.js';
+export {
+  isSameOrAncestorPath,
+  MAX_RUNTIME_VOLUME_NAME_LENGTH,
+  MAX_RUNTIME_VOLUME_PATH_LENGTH,
+  MAX_RUNTIME_VOLUMES,
+  RUNTIME_VOLUME_RESERVED_TARGETS,
+  type RuntimeVolumeWire,
+  runtimeVolumeNameSchema,
+  runtimeVolumesWireSchema,
+  runtimeVolumeWireSchema,
+} from './runtime-api/runtime-volume.js';
+export {
   type RuntimeIdRequestWire,
   type RuntimeStoppedWire,
   runtimeIdRequestWireSchema,

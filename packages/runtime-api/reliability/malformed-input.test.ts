@@ -1,5 +1,10 @@
 import { type RawExchange, rawExchange, requestHead } from '@agent-workspace/agent-server/testing';
-import { MAX_ALLOW_HOSTS, MAX_ENV_VARIABLES } from '@agent-workspace/protocol';
+import {
+  MAX_ALLOW_HOSTS,
+  MAX_ENV_VARIABLES,
+  MAX_RUNTIME_VOLUME_PATH_LENGTH,
+  MAX_RUNTIME_VOLUMES,
+} from '@agent-workspace/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RUNTIME_LABELS } from '../src/backend/session-labels.js';
 import { call } from '../src/server/test-support/runtime-api-call.js';
@@ -89,6 +94,56 @@ function startFieldJunk(): [field: string, value: unknown][] {
   return Object.entries(junk).flatMap(([field, values]) =>
     values.map((value) => [field, value] as [string, unknown]),
   );
+}
+
+/**
+ * Junk `volumes` (ours), each with the field its 422 must name. The server runs with no
+ * `allowedBindSources`, so every bind is refused too.
+ */
+function volumesJunk(): [name: string, volumes: unknown, loc: (string | number)[]][] {
+  const volume = { type: 'volume', name: 'v', target: '/v' };
+  const at = (index: number, field?: string) => [
+    'body',
+    'volumes',
+    index,
+    ...(field ? [field] : []),
+  ];
+  const target = (value: string) => [{ ...volume, target: value }];
+  const name = (value: unknown) => [{ ...volume, name: value }];
+  const bind = (source: unknown) => [{ type: 'bind', source, target: '/v' }];
+  const huge = `/${'x'.repeat(MAX_RUNTIME_VOLUME_PATH_LENGTH)}`;
+  const many = Array.from({ length: MAX_RUNTIME_VOLUMES + 1 }, (_, index) => ({
+    ...volume,
+    name: `v${index}`,
+    target: `/v${index}`,
+  }));
+  return [
+    ['not an array', 'x', ['body', 'volumes']],
+    ['too many', many, ['body', 'volumes']],
+    ['relative target', target('v'), at(0, 'target')],
+    ['dot-dot target', target('/a/../b'), at(0, 'target')],
+    ['trailing slash target', target('/v/'), at(0, 'target')],
+    ['root target', target('/'), at(0, 'target')],
+    ['agent-server target', target('/opt/agent-server'), at(0, 'target')],
+    ['proc target', target('/proc/self'), at(0, 'target')],
+    ['NUL target', target('/a\u0000b'), at(0, 'target')],
+    ['huge target', target(huge), at(0, 'target')],
+    ['working-dir target', target('/workspace'), at(0, 'target')],
+    ['duplicate target', [volume, { ...volume, name: 'w' }], at(1, 'target')],
+    ['nested target', [volume, { ...volume, name: 'w', target: '/v/w' }], at(1, 'target')],
+    ['empty name', name(''), at(0, 'name')],
+    ['slash name', name('../x'), at(0, 'name')],
+    ['dash name', name('-x'), at(0, 'name')],
+    ['huge name', name('x'.repeat(65)), at(0, 'name')],
+    ['number name', name(1), at(0, 'name')],
+    ['unknown type', [{ type: 'tmpfs', target: '/v' }], at(0, 'type')],
+    ['unknown field', [{ ...volume, driver: 'x' }], at(0)],
+    ['read_only not boolean', [{ ...volume, read_only: 'yes' }], at(0, 'read_only')],
+    ['bind not allowed', bind('/etc'), at(0, 'source')],
+    ['bind traversal', bind('/tmp/../etc'), at(0, 'source')],
+    ['bind relative', bind('etc'), at(0, 'source')],
+    ['bind huge', bind(huge), at(0, 'source')],
+  ];
 }
 
 context.describe('runtime-api: malformed input on every route', () => {
@@ -254,6 +309,9 @@ context.describe('runtime-api: malformed input on every route', () => {
           loc,
         ),
       );
+    }
+    for (const [name, volumes, loc] of volumesJunk()) {
+      cases.push(start(`volumes: ${name}`, JSON.stringify({ ...valid, volumes }), 422, loc));
     }
     for (const route of ['/pause', '/resume', '/stop']) {
       const junk: [unknown, HttpCase['loc']][] = [

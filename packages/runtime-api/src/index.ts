@@ -17,7 +17,19 @@ export type {
   WarmSandboxBackend,
   WarmSandboxSpec,
 } from './backend/runtime-backend.js';
+export type {
+  BackendSnapshot,
+  RuntimeSnapshotBackend,
+  TakeSnapshotOptions,
+} from './backend/runtime-snapshot-backend.js';
+export { RUNTIME_SNAPSHOT_LABELS } from './backend/runtime-snapshot-labels.js';
 export { RUNTIME_LABEL_PREFIX, RUNTIME_LABELS } from './backend/session-labels.js';
+export {
+  SESSION_VOLUMES_LABEL,
+  type SessionVolume,
+  SHARED_VOLUME_LABEL,
+  sharedVolumeName,
+} from './backend/session-volumes.js';
 export {
   SwarmRuntimeBackend,
   type SwarmRuntimeBackendOptions,

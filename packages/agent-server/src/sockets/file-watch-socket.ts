@@ -2,6 +2,7 @@ import { type FileWatcher, WorkspaceError } from '@agent-workspace/core';
 import { openDirectory, watchDirectoryTree } from '@agent-workspace/core/internal';
 import {
   AGENT_SERVER_ROUTES,
+  DEFAULT_MAX_FILE_EVENTS_PER_SECOND,
   DEFAULT_MAX_QUEUED_FILE_EVENTS,
   type FileWatchServerFrameWire,
   fileWatchQueryWireSchema,
@@ -23,8 +24,9 @@ const NORMAL_CLOSURE = 1000;
  * Our file-watch socket, `AGENT_SERVER_ROUTES.fileWatchSocket` (`FILE_WATCH_CAPABILITY`): after
  * the auth handshake, watches the directory `?path=` (opened through the server's path walker,
  * so confined like the file routes; `recursive=true` for every directory below, links never
- * followed) and sends `ready`, then one frame per change. At most `max_queued_events` changes
- * wait for a slow client (then one `overflow`), the socket's send buffer is bounded, and at most
+ * followed) and sends `ready`, then one frame per change, at most `max_events_per_second` (a
+ * burst of as many, then paced). At most `max_queued_events` changes wait for a slow client or
+ * the pace (then one `overflow`), the socket's send buffer is bounded, and at most
  * `MAX_FILE_WATCH_SOCKETS` sockets watch at once (more are closed with 1013). A path that cannot
  * be watched gets one `error` frame (`NOT_FOUND`, `FORBIDDEN`, `INVALID_ARGUMENT` naming
  * `path`) and the socket closes; the watch stops when the client goes. Client frames after the
@@ -58,6 +60,7 @@ export function registerFileWatchSocket(app: FastifyInstance, context: ServerCon
             root,
             recursive: query.recursive ?? false,
             maxQueuedEvents: query.max_queued_events ?? DEFAULT_MAX_QUEUED_FILE_EVENTS,
+            maxEventsPerSecond: query.max_events_per_second ?? DEFAULT_MAX_FILE_EVENTS_PER_SECOND,
             signal: undefined,
           });
           if (gone) return void (await watcher.close());

@@ -164,6 +164,13 @@ describe('LocalWorkspace.watch', () => {
       );
       expect(error.details).toMatchObject({ field: 'maxQueuedEvents' });
     }
+    for (const maxEventsPerSecond of [0, 2.5, 200_000]) {
+      const error = await expectRejection(
+        workspace.watch('.', { maxEventsPerSecond }),
+        'INVALID_ARGUMENT',
+      );
+      expect(error.details).toMatchObject({ field: 'maxEventsPerSecond' });
+    }
     await expectRejection(workspace.watch('.', { signal: AbortSignal.abort() }), 'ABORTED');
     expect(() => new LocalWorkspace({ maxFileWatchers: 0 })).toThrow(/maxFileWatchers/);
   });

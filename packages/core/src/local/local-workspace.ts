@@ -38,7 +38,9 @@ import {
 } from '../workspace/file-watch.js';
 import type { GitCommitsOptions, GitHistory } from '../workspace/git-history.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
+import type { WorkspaceFork } from '../workspace/workspace-fork.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
+import type { ForkLocalWorkspaceOptions, LocalForkOrigin } from './fork-local-workspace.js';
 import { runLocalCommand } from './run-local-command.js';
 import { watchDirectoryTree } from './watch-directory-tree.js';
 
@@ -76,6 +78,7 @@ const LOCAL_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
   runtimeActions: false,
   gitHistory: true,
   fileWatch: true,
+  fork: true,
 });
 
 /** The proxy user name of a {@link LocalWorkspace}'s commands (see `proxyEnvironment`). */
@@ -90,7 +93,8 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * whole directories too (the `directoryTransfer` capability: a local copy by the same rules as
  * an agent-server's archives). It reads commit history (the `gitHistory` capability:
  * `gitCommits`, `gitCommitChanges`) as an agent-server does, and watches directories (the
- * `fileWatch` capability: `watch`, on Node's `fs.watch`, confined to `workingDir`). It runs no runtime plugins
+ * `fileWatch` capability: `watch`, on Node's `fs.watch`, confined to `workingDir`), and forks (the
+ * `fork` capability: `fork()`, a copy-on-write copy of `workingDir`). It runs no runtime plugins
  * (`executeAction` and the typed actions reject with `NOT_SUPPORTED`); `pause()` and `resume()`
  * resolve at once.
  *
@@ -100,9 +104,14 @@ export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
  * const result = await workspace.executeCommand('ls -la');
  * ```
  */
-export class LocalWorkspace extends BaseWorkspace implements GitHistory, FileWatch {
+export class LocalWorkspace
+  extends BaseWorkspace
+  implements GitHistory, FileWatch, WorkspaceFork<ForkLocalWorkspaceOptions, LocalWorkspace>
+{
   /** `local`; a subclass (a worktree, a scratch directory) may name its own kind. */
   readonly kind: string = 'local';
+  readonly #options: LocalWorkspaceOptions;
+  #forkedFrom: LocalForkOrigin | undefined;
   readonly #maxOutputBytes: number;
   readonly #env: Record<string, string>;
   /** Aborted by `close()`: stops every command still running. */
@@ -117,6 +126,7 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory, FileWat
   /** @throws WorkspaceError `NOT_SUPPORTED` when `sandbox` is asked for off Linux. */
   constructor(options: LocalWorkspaceOptions = {}) {
     super({ workingDir: path.resolve(options.workingDir ?? process.cwd()) });
+    this.#options = options;
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.#env = options.env ?? {};
     const maxFileWatchers = options.maxFileWatchers ?? DEFAULT_MAX_FILE_WATCHERS;
@@ -261,6 +271,38 @@ export class LocalWorkspace extends BaseWorkspace implements GitHistory, FileWat
     const watcher = await watchDirectoryTree({ ...options, root, onClose });
     if (this.closed) await watcher.close();
     return watcher;
+  }
+
+  /**
+   * A new `LocalWorkspace` on a copy of `workingDir` (see `WorkspaceFork`), with this one's
+   * options (`env`, `sandbox`, limits). The copy goes to `directory` (default: a sibling
+   * `<workingDir>-fork-<random>`, on the same file system so files are cloned copy-on-write
+   * where it can: btrfs, XFS; else copied), keeps links as links, modes and times, and carries
+   * git state when `workingDir` holds the repository (`.git`: history, index, stash,
+   * uncommitted changes); processes are not carried. {@link forkedFrom} says how.
+   * The fork is a plain `LocalWorkspace` the caller closes; closing it leaves its directory.
+   * Commands still writing here meanwhile leave the fork with the files as the copy read them.
+   *
+   * @throws WorkspaceError `INVALID_ARGUMENT` naming `directory` (relative, exists, inside
+   * `workingDir`); `NOT_SUPPORTED` for a git worktree (`.git` is a file); `WORKSPACE_CLOSED`;
+   * `ABORTED`. It takes no occupancy lease: hold one (`acquireWorkspace`) to keep writers out.
+   */
+  async fork(options: ForkLocalWorkspaceOptions = {}): Promise<LocalWorkspace> {
+    this.assertOpen();
+    const { copyWorkspaceDirectory } = await import('./fork-local-workspace.js');
+    const { directory, origin } = await copyWorkspaceDirectory({
+      workingDir: this.workingDir,
+      directory: options.directory,
+      signal: anySignal([options.signal, this.#closing.signal]),
+    });
+    const fork = new LocalWorkspace({ ...this.#options, workingDir: directory });
+    fork.#forkedFrom = origin;
+    return fork;
+  }
+
+  /** How {@link fork} made this workspace (original, `reflink` or `copy`, counts); else `undefined`. */
+  get forkedFrom(): LocalForkOrigin | undefined {
+    return this.#forkedFrom;
   }
 
   /** Nothing to suspend on this machine: resolves at once. */

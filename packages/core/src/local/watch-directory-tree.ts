@@ -68,17 +68,19 @@ class DirectoryTree {
   #closed = false;
   #rootCheck: NodeJS.Timeout | undefined;
 
-  constructor({ root, recursive, maxQueuedEvents, onClose }: WatchDirectoryTreeOptions) {
+  constructor(options: WatchDirectoryTreeOptions) {
+    const { root, recursive, maxQueuedEvents, maxEventsPerSecond, onClose } = options;
     this.#root = root;
     this.#recursive = recursive;
-    this.queue = new FileWatchQueue(maxQueuedEvents, () => {
+    const stop = () => {
       this.#closed = true;
       clearInterval(this.#rootCheck);
       for (const { watcher } of this.#watchers.values()) watcher.close();
       this.#watchers.clear();
       root.close();
       onClose?.();
-    });
+    };
+    this.queue = new FileWatchQueue({ maxQueuedEvents, maxEventsPerSecond, stop });
   }
 
   async start(): Promise<void> {

@@ -36,6 +36,7 @@ export async function watchRemoteDirectory(
     path: options.path,
     recursive: String(options.recursive),
     max_queued_events: String(options.maxQueuedEvents),
+    max_events_per_second: String(options.maxEventsPerSecond),
   });
   let socket: WebSocket | undefined;
   let stopping = false;
@@ -45,14 +46,18 @@ export async function watchRemoteDirectory(
   });
   // Awaited once connected; it may be settled (rejected) before that.
   started.catch(() => {});
-  const queue = new FileWatchQueue(options.maxQueuedEvents, () => {
-    stopping = true;
-    closing.removeEventListener('abort', stop);
-    signal?.removeEventListener('abort', stop);
-    socket?.close();
-    // Stopped before the server said `ready`: the workspace closed or the signal aborted.
-    ready?.reject(signal?.aborted ? abortedError(signal) : closing.reason);
-    ready = undefined;
+  // The server paces the frames (`max_events_per_second`); here they only queue.
+  const queue = new FileWatchQueue({
+    maxQueuedEvents: options.maxQueuedEvents,
+    stop: () => {
+      stopping = true;
+      closing.removeEventListener('abort', stop);
+      signal?.removeEventListener('abort', stop);
+      socket?.close();
+      // Stopped before the server said `ready`: the workspace closed or the signal aborted.
+      ready?.reject(signal?.aborted ? abortedError(signal) : closing.reason);
+      ready = undefined;
+    },
   });
   const stop = (): void => void queue.close();
   closing.addEventListener('abort', stop, { once: true });

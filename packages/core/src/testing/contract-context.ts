@@ -11,4 +11,6 @@ export interface ContractContext {
    * absolute workspace-side path. Every test works in its own scratch directory.
    */
   scratchDir(label: string): Promise<string>;
+  /** Removes what a closed fork leaves behind (see `WorkspaceContractOptions.disposeFork`). */
+  disposeFork?: ((fork: Workspace) => Promise<void>) | undefined;
 }

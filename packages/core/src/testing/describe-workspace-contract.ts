@@ -7,6 +7,7 @@ import { describeCommandTimeoutContract } from './command-timeout-contract.js';
 import type { ContractContext } from './contract-context.js';
 import { describeFileContract } from './file-contract.js';
 import { describeFileWatchContract } from './file-watch-contract.js';
+import { describeForkContract } from './fork-contract.js';
 import { describeGitContract } from './git-contract.js';
 import { describeLifecycleContract } from './lifecycle-contract.js';
 
@@ -14,13 +15,18 @@ import { describeLifecycleContract } from './lifecycle-contract.js';
 export interface WorkspaceContractOptions {
   /** Skip the whole suite with this reason (printed loudly). Use for missing engines off CI. */
   skipReason?: string | undefined;
+  /**
+   * Removes what a fork leaves once closed (a Docker snapshot image; a local fork's directory
+   * when it is not under a directory the test removes anyway). Called by the fork section.
+   */
+  disposeFork?: ((fork: Workspace) => Promise<void>) | undefined;
 }
 
 /**
  * The contract every workspace type must pass: commands, cwd rules, env, streaming callbacks,
  * timeouts and tree kill, large and binary output, uploads and downloads (error cases
  * included), git changes and diff on a real repository, close idempotence, and the declared
- * capabilities (whole directories, runtime plugin actions, file watching).
+ * capabilities (whole directories, runtime plugin actions, file watching, forks).
  *
  * @param name - Suite name, e.g. `'LocalWorkspace'`.
  * @param makeWorkspace - Creates a ready workspace whose `workingDir` is writable. Called once for
@@ -56,6 +62,7 @@ export function describeWorkspaceContract(
         if (result.exitCode !== 0) throw new Error(`cannot create ${dir}: ${result.stderr}`);
         return dir;
       },
+      disposeFork: options.disposeFork,
     };
     describeCommandContract(context);
     describeCommandTimeoutContract(context);
@@ -64,5 +71,6 @@ export function describeWorkspaceContract(
     describeLifecycleContract(context);
     describeCapabilityContract(context);
     describeFileWatchContract(context);
+    describeForkContract(context);
   });
 }

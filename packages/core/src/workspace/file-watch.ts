@@ -1,5 +1,7 @@
 import {
+  DEFAULT_MAX_FILE_EVENTS_PER_SECOND,
   DEFAULT_MAX_QUEUED_FILE_EVENTS,
+  MAX_FILE_EVENTS_PER_SECOND,
   MAX_QUEUED_FILE_EVENTS,
 } from '@agent-workspace/protocol/constants';
 import { invalidArgument } from '../errors/invalid-argument.js';
@@ -43,6 +45,13 @@ export interface FileWatchOptions {
    * again once the consumer has taken it.
    */
   maxQueuedEvents?: number | undefined;
+  /**
+   * Most events handed to the consumer per second (after a burst of as many), 1 to
+   * `MAX_FILE_EVENTS_PER_SECOND`; default `DEFAULT_MAX_FILE_EVENTS_PER_SECOND` (1000). A tree
+   * changing faster is not followed event by event: events merge in the queue meanwhile, and past
+   * `maxQueuedEvents` an `overflow` says some were dropped. Over a socket the server applies it.
+   */
+  maxEventsPerSecond?: number | undefined;
 }
 
 /**
@@ -68,7 +77,7 @@ export interface FileWatch {
    * watching has begun: every change made after that is seen.
    *
    * @throws WorkspaceError `INVALID_ARGUMENT` naming `path` (empty, not a directory) or an
-   * option (`recursive`, `maxQueuedEvents`, `signal`); `NOT_FOUND` for a missing directory;
+   * option (`recursive`, `maxQueuedEvents`, `maxEventsPerSecond`, `signal`); `NOT_FOUND` for a missing directory;
    * `FORBIDDEN` outside the workspace's confinement; `RESOURCE_EXHAUSTED` past the workspace's
    * limit on watchers; `ABORTED`; `WORKSPACE_CLOSED`.
    */
@@ -90,6 +99,7 @@ export function fileWatchOf(candidate: unknown): FileWatch | undefined {
 export interface CheckedFileWatchOptions {
   recursive: boolean;
   maxQueuedEvents: number;
+  maxEventsPerSecond: number;
   signal: AbortSignal | undefined;
 }
 
@@ -98,20 +108,23 @@ export function checkFileWatchOptions(options: FileWatchOptions): CheckedFileWat
   if (typeof options !== 'object' || options === null) {
     throw invalidArgument('options', 'must be an object');
   }
-  const { recursive = false, maxQueuedEvents = DEFAULT_MAX_QUEUED_FILE_EVENTS, signal } = options;
+  const {
+    recursive = false,
+    maxQueuedEvents = DEFAULT_MAX_QUEUED_FILE_EVENTS,
+    maxEventsPerSecond = DEFAULT_MAX_FILE_EVENTS_PER_SECOND,
+    signal,
+  } = options;
   if (typeof recursive !== 'boolean') throw invalidArgument('recursive', 'must be a boolean');
-  if (
-    !Number.isInteger(maxQueuedEvents) ||
-    maxQueuedEvents < 1 ||
-    maxQueuedEvents > MAX_QUEUED_FILE_EVENTS
-  ) {
-    throw invalidArgument(
-      'maxQueuedEvents',
-      `must be an integer from 1 to ${MAX_QUEUED_FILE_EVENTS}, got ${String(maxQueuedEvents)}`,
-    );
-  }
+  checkCount('maxQueuedEvents', maxQueuedEvents, MAX_QUEUED_FILE_EVENTS);
+  checkCount('maxEventsPerSecond', maxEventsPerSecond, MAX_FILE_EVENTS_PER_SECOND);
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalidArgument('signal', 'must be an AbortSignal');
   }
-  return { recursive, maxQueuedEvents, signal };
+  return { recursive, maxQueuedEvents, maxEventsPerSecond, signal };
+}
+
+function checkCount(field: string, value: number, max: number): void {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw invalidArgument(field, `must be an integer from 1 to ${max}, got ${String(value)}`);
+  }
 }

@@ -39,6 +39,13 @@ export interface WorkspaceCapabilities {
    * Absent means `false`.
    */
   readonly portExposure?: boolean;
+  /**
+   * `fork` copies the workspace into a new, independent one with its files and git state, not
+   * its processes (`WorkspaceFork`, found with `workspaceForkOf`): local workspaces (a
+   * copy-on-write copy of the directory where the file system can) and Docker workspaces (a
+   * snapshot image). Absent means `false`.
+   */
+  readonly fork?: boolean;
 }
 
 /** Capabilities of a workspace that declares none: only the core contract. */

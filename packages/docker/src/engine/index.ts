@@ -1,7 +1,7 @@
 /**
  * Building blocks for launchers of agent-server containers other than `DockerWorkspace` (the
  * Runtime API's Docker and Swarm backends): the container spec, published ports, logs,
- * removal, state mapping and engine errors, as `DockerWorkspace` uses them.
+ * removal, state mapping, engine errors and snapshots, as `DockerWorkspace` uses them.
  *
  * @packageDocumentation
  */
@@ -14,6 +14,7 @@ export {
   type ContainerSpecFields,
   containerEnvironment,
 } from '../workspace/build-container-spec.js';
+export { type CommitSnapshotOptions, commitSnapshot } from '../workspace/commit-snapshot.js';
 export {
   type ContainerSandbox,
   containerSandboxSchema,
@@ -23,6 +24,12 @@ export {
 } from '../workspace/container-sandbox.js';
 export { containerSandboxState } from '../workspace/container-sandbox-state.js';
 export { type DockerErrorOptions, dockerError, dockerStatus } from '../workspace/docker-error.js';
+export { DOCKER_SNAPSHOT_LABELS } from '../workspace/docker-labels.js';
+export {
+  type DockerSnapshot,
+  listedSnapshot,
+  SNAPSHOT_REPOSITORY,
+} from '../workspace/docker-snapshot.js';
 export {
   type PublishedPort,
   type ReadPublishedPortsOptions,
@@ -34,6 +41,10 @@ export {
   readContainerLogs,
 } from '../workspace/read-container-logs.js';
 export { type RemoveContainerOptions, removeContainer } from '../workspace/remove-container.js';
+export {
+  type RemoveDockerSnapshotOptions,
+  removeDockerSnapshot,
+} from '../workspace/remove-docker-snapshot.js';
 export {
   type DockerConnectionOptions,
   describeDockerEngine,

@@ -92,7 +92,7 @@ export function buildContainerSpec({
   ...sessionKey
 }: BuildContainerSpecOptions): Docker.ContainerCreateOptions {
   const ports = [AGENT_SERVER_PORT, ...(options.extraPorts ?? [])].map((port) => `${port}/tcp`);
-  const { memoryBytes, cpus, pidsLimit } = options.resources ?? {};
+  const { memoryBytes, cpus, pidsLimit, diskBytes } = options.resources ?? {};
   const sandboxFlags = options.sandbox === undefined ? [] : sandboxServerFlags(options.sandbox);
   const command = [...(options.command ?? []), ...sandboxFlags];
   return {
@@ -119,6 +119,7 @@ export function buildContainerSpec({
       ...(memoryBytes !== undefined && { Memory: memoryBytes, MemorySwap: memoryBytes }),
       ...(cpus !== undefined && { NanoCpus: Math.round(cpus * 1e9) }),
       ...(pidsLimit !== undefined && { PidsLimit: pidsLimit }),
+      ...(diskBytes !== undefined && { StorageOpt: { size: String(diskBytes) } }),
       ...(options.sandbox !== undefined && sandboxHostConfig()),
     },
   };

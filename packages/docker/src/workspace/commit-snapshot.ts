@@ -21,6 +21,8 @@ export interface CommitSnapshotOptions {
   sourceImage: string;
   /** Name of the snapshot (1 to 200 printable characters). */
   name: string;
+  /** More labels of the snapshot image (e.g. its owner's); the snapshot's own labels win. */
+  labels?: Record<string, string> | undefined;
   /**
    * Checked before and after the commit, not during it: an engine commit cannot be cancelled,
    * so an abort that arrives meanwhile removes the new image and rejects with `ABORTED`.
@@ -51,6 +53,7 @@ export async function commitSnapshot({
   sourceWorkspaceId,
   sourceImage,
   name,
+  labels,
   signal,
 }: CommitSnapshotOptions): Promise<DockerSnapshot> {
   checkSnapshotName(name);
@@ -72,6 +75,7 @@ export async function commitSnapshot({
     imageConfig: imageInfo.Config,
     containerConfig: containerInfo.Config,
     labels: {
+      ...labels,
       [DOCKER_LABELS.package]: packageJson.name,
       [DOCKER_LABELS.version]: packageJson.version,
       [DOCKER_SNAPSHOT_LABELS.snapshot]: 'true',

@@ -68,6 +68,17 @@ export function toDockerSnapshot({
   };
 }
 
+/** The {@link DockerSnapshot} of a snapshot image as `docker image ls` lists it. */
+export function listedSnapshot(image: Docker.ImageInfo): DockerSnapshot {
+  return toDockerSnapshot({
+    id: image.Id,
+    repoTags: image.RepoTags,
+    labels: image.Labels,
+    sizeBytes: image.Size,
+    created: image.Created,
+  });
+}
+
 /** The {@link DockerSnapshot} of an inspected snapshot image. */
 export function inspectedSnapshot(info: Docker.ImageInspectInfo): DockerSnapshot {
   return toDockerSnapshot({

@@ -1,6 +1,7 @@
 import { describeWorkspaceContract } from '@agent-workspace/core/testing';
 import { afterAll } from 'vitest';
 import { DockerWorkspace } from './docker-workspace.js';
+import { removeDockerSnapshot } from './remove-docker-snapshot.js';
 import { dockerTestContext } from './test-support/docker-test-context.js';
 
 const context = dockerTestContext();
@@ -21,5 +22,13 @@ describeWorkspaceContract(
     );
     return workspace;
   },
-  { skipReason: context.skipReason },
+  {
+    skipReason: context.skipReason,
+    // A fork keeps the snapshot it started from once closed.
+    disposeFork: async (fork) => {
+      if (fork instanceof DockerWorkspace && fork.forkedFrom) {
+        await removeDockerSnapshot(fork.forkedFrom.id);
+      }
+    },
+  },
 );

@@ -99,6 +99,9 @@ context.describe('DockerWorkspace isolation and resources', () => {
     await writer.close();
     const reader = await create({ mounts: [{ ...mounts[0]!, readOnly: true }] });
     expect(await output(reader, 'cat /data/note.txt')).toBe('persisted');
+    const refused = await reader.executeCommand('echo overwritten > /data/note.txt');
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain('Read-only file system');
     expect(await output(reader, 'id -u')).toBe('10001');
   });
 

@@ -75,6 +75,16 @@ export const dockerResourcesSchema = z.strictObject({
   cpus: z.number().positive().max(1024),
   /** Largest number of processes and threads. */
   pidsLimit: z.number().int().positive(),
+  /**
+   * Size of the container's writable layer in bytes (Docker's `--storage-opt size`): only where
+   * the storage driver can limit it (overlay2 on xfs mounted with `pquota`, btrfs, zfs); other
+   * engines refuse the container, reported as `INVALID_CONFIG` naming `resources.diskBytes`.
+   * Bind mounts and volumes are not counted.
+   */
+  diskBytes: z
+    .number()
+    .int()
+    .min(16 * 1024 * 1024),
 });
 
 /** Every JSON-describable field of {@link DockerWorkspaceOptions}. */

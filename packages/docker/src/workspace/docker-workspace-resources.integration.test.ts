@@ -39,4 +39,29 @@ context.describe('DockerWorkspace resources', () => {
     const timedOut = await workspace.executeCommand('sleep 5', { timeoutMs: 300 });
     expect(timedOut).toMatchObject({ timeoutOccurred: true, terminationReason: 'timeout' });
   });
+
+  it('limits the writable layer with resources.diskBytes, or names the field when the storage driver cannot', async () => {
+    const diskBytes = 64 * 1024 * 1024;
+    let workspace: DockerWorkspace | undefined;
+    try {
+      workspace = await DockerWorkspace.create({
+        image: context.image,
+        labels: context.labels,
+        resources: { diskBytes },
+      });
+    } catch (error) {
+      // overlay2 on ext4 (this machine's engine): the engine refuses, nothing is left behind.
+      expect(error).toMatchObject({
+        code: 'INVALID_CONFIG',
+        details: { fields: ['resources.diskBytes'] },
+        message: expect.stringContaining('storage'),
+      });
+      expect(await context.containerIds()).toEqual([]);
+      return;
+    }
+    await using limited = workspace;
+    const written = await limited.executeCommand('head -c 134217728 /dev/zero > /tmp/big');
+    expect(written.exitCode).not.toBe(0);
+    expect(written.stderr).toMatch(/No space left/);
+  });
 });

@@ -9,7 +9,9 @@ import {
   type SandboxState,
   SandboxWorkspace,
   startOrClose,
+  type WorkspaceCapabilities,
   WorkspaceError,
+  type WorkspaceFork,
   type WorkspaceIdentityOptions,
 } from '@agent-workspace/core';
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
@@ -17,6 +19,7 @@ import type Docker from 'dockerode';
 import { AGENT_SERVER_PORT, buildContainerSpec } from './build-container-spec.js';
 import { checkSnapshotName, commitSnapshot } from './commit-snapshot.js';
 import { containerSandboxState } from './container-sandbox-state.js';
+import { throwIfDiskLimitRefused } from './disk-limit-refusal.js';
 import { dockerError, dockerStatus } from './docker-error.js';
 import { DOCKER_LABELS, managedLabels } from './docker-labels.js';
 import type { DockerSnapshot } from './docker-snapshot.js';
@@ -77,7 +80,10 @@ export interface CreateDockerWorkspaceOptions {
  * const result = await workspace.executeCommand('uname -a');
  * ```
  */
-export class DockerWorkspace extends SandboxWorkspace {
+export class DockerWorkspace
+  extends SandboxWorkspace
+  implements WorkspaceFork<ForkDockerWorkspaceOptions, DockerWorkspace>
+{
   readonly kind = 'docker';
   /** Random id of this workspace; the container's `agent-workspace.workspace-id` label. */
   readonly workspaceId: string = randomBytes(16).toString('hex');
@@ -134,6 +140,11 @@ export class DockerWorkspace extends SandboxWorkspace {
     { signal }: CreateDockerWorkspaceOptions = {},
   ): Promise<DockerWorkspace> {
     return startOrClose(new DockerWorkspace(options), { signal });
+  }
+
+  /** The agent-server's capabilities, and `fork` ({@link fork}, by a snapshot image). */
+  override get capabilities(): WorkspaceCapabilities {
+    return { ...super.capabilities, fork: true };
   }
 
   /**
@@ -286,6 +297,7 @@ export class DockerWorkspace extends SandboxWorkspace {
       if (signal.aborted) throw abortedError(signal);
     } catch (error) {
       if (WorkspaceError.isInstance(error, 'ABORTED')) throw error;
+      if (options.resources?.diskBytes !== undefined) throwIfDiskLimitRefused(error);
       throw dockerError(error, {
         docker,
         action: `create a container from ${this.image}`,

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { dockerError } from './docker-error.js';
 import { DOCKER_SNAPSHOT_LABELS } from './docker-labels.js';
-import { type DockerSnapshot, toDockerSnapshot } from './docker-snapshot.js';
+import { type DockerSnapshot, listedSnapshot } from './docker-snapshot.js';
 import { type DockerConnectionOptions, resolveDocker } from './resolve-docker.js';
 
 /** Options of {@link listDockerSnapshots}. */
@@ -32,14 +32,6 @@ export async function listDockerSnapshots(
     throw dockerError(error, { docker, action: 'list snapshot images' });
   }
   return images
-    .map((image) =>
-      toDockerSnapshot({
-        id: image.Id,
-        repoTags: image.RepoTags,
-        labels: image.Labels,
-        sizeBytes: image.Size,
-        created: image.Created,
-      }),
-    )
+    .map(listedSnapshot)
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
 }

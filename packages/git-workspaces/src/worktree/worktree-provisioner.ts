@@ -13,6 +13,7 @@ import {
 } from '../provisioner/managed-tree-provisioner.js';
 import type { ProvisionConfig, WorkspaceInfo } from '../provisioner/workspace-provisioner.js';
 import { listOwnerRecords } from '../reaper/owner-record.js';
+import { addWorktreeBranch } from './add-worktree-branch.js';
 import { parseWorktreePorcelain, shortBranchName } from './parse-worktree-porcelain.js';
 import { removeDirectory, removeWorktree, removeWorktreeIfClean } from './remove-worktree.js';
 
@@ -54,32 +55,20 @@ export class WorktreeProvisioner extends ManagedTreeProvisioner {
       fetch: config.project.fetch,
       signal,
     });
-    const args = [
-      'worktree',
-      'add',
-      '-q',
-      '--no-checkout',
-      '--no-track',
-      '-b',
-      config.branch,
-      target,
-      start.from === 'origin' ? `refs/remotes/origin/${defaultBranch}` : defaultBranch,
-    ];
-    // Only the admin files and the branch are made in the queue; the files are checked out
-    // outside it, in parallel with other creates (the tree's own index is its own).
-    const result = await serialisePerRepository(projectPath, () =>
-      runGitRetryingLocks(args, { cwd: projectPath, signal }),
-    );
-    if (result.exitCode !== 0) {
-      if (/already exists/.test(result.stderr) && /branch/.test(result.stderr)) {
-        throw new WorkspaceError({
+    await addWorktreeBranch({
+      projectPath,
+      branch: config.branch,
+      path: target,
+      startPoint: start.from === 'origin' ? `refs/remotes/origin/${defaultBranch}` : defaultBranch,
+      branchExists: () =>
+        new WorkspaceError({
           code: 'ALREADY_EXISTS',
           message: `branch "${config.branch}" already exists in ${projectPath}; use restore() to bring back its tree`,
           details: { field: 'branch', branch: config.branch },
-        });
-      }
-      throw gitError(args, projectPath, result);
-    }
+        }),
+      signal,
+    });
+    // The tree's files, outside the project's queue (the tree's own index is its own).
     await gitOrThrow(['checkout', '-q', '-f', 'HEAD'], { cwd: target, signal });
     return start.warnings;
   }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { workspaceErrorCodeSchema } from '../errors/workspace-error-code.js';
 import { clientPathSchema } from '../limits/command-input-schemas.js';
-import { MAX_QUEUED_FILE_EVENTS } from '../wire/file-watch.js';
+import { MAX_FILE_EVENTS_PER_SECOND, MAX_QUEUED_FILE_EVENTS } from '../wire/file-watch.js';
 
 // Frames of the file-watch socket; its path, capability and limits are in `wire/file-watch.ts`.
 
-/** Query of the file-watch socket: the directory, `recursive`, the queue limit. */
+/** Query of the file-watch socket: the directory, `recursive`, the queue and rate limits. */
 export const fileWatchQueryWireSchema = z.object({
   /** The watched directory; relative paths resolve against the server's working directory. */
   path: clientPathSchema,
@@ -13,6 +13,8 @@ export const fileWatchQueryWireSchema = z.object({
   recursive: z.stringbool().optional(),
   /** Most events queued for this connection, 1 to `MAX_QUEUED_FILE_EVENTS`; default 1024. */
   max_queued_events: z.coerce.number().int().min(1).max(MAX_QUEUED_FILE_EVENTS).optional(),
+  /** Most events sent per second, 1 to `MAX_FILE_EVENTS_PER_SECOND`; default 1000. */
+  max_events_per_second: z.coerce.number().int().min(1).max(MAX_FILE_EVENTS_PER_SECOND).optional(),
   /** Deprecated: authenticate with a query parameter. */
   session_api_key: z.string().optional(),
 });

@@ -3,6 +3,12 @@ import { errorEnvelopeSchema } from '../models/error-envelope.js';
 import { validationIssueSchema } from '../models/validation-issue.js';
 import { runtimeSessionListWireSchema, runtimeSessionWireSchema } from './runtime-session.js';
 import {
+  runtimeSnapshotListWireSchema,
+  runtimeSnapshotRemovedWireSchema,
+  runtimeSnapshotWireSchema,
+  takeRuntimeSnapshotRequestWireSchema,
+} from './runtime-snapshot.js';
+import {
   runtimeIdRequestWireSchema,
   runtimeStoppedWireSchema,
   startRuntimeRequestWireSchema,
@@ -16,6 +22,10 @@ export const runtimeApiWireSchemas = {
   RuntimeSession: { schema: runtimeSessionWireSchema, io: 'output' },
   RuntimeSessionList: { schema: runtimeSessionListWireSchema, io: 'output' },
   RuntimeStopped: { schema: runtimeStoppedWireSchema, io: 'output' },
+  TakeRuntimeSnapshotRequest: { schema: takeRuntimeSnapshotRequestWireSchema, io: 'input' },
+  RuntimeSnapshot: { schema: runtimeSnapshotWireSchema, io: 'output' },
+  RuntimeSnapshotList: { schema: runtimeSnapshotListWireSchema, io: 'output' },
+  RuntimeSnapshotRemoved: { schema: runtimeSnapshotRemovedWireSchema, io: 'output' },
   WarmPoolStats: { schema: warmPoolStatsWireSchema, io: 'output' },
   WarmPoolImageStats: { schema: warmPoolImageStatsWireSchema, io: 'output' },
   ValidationIssue: { schema: validationIssueSchema, io: 'output' },

@@ -3,6 +3,8 @@ import { commandEnvironmentSchema } from '../limits/command-input-schemas.js';
 import { MAX_ALLOW_HOST_LENGTH, MAX_ALLOW_HOSTS } from '../limits/egress-limits.js';
 import { RUNTIME_RESOURCE_FACTORS } from '../wire/runtime-api-routes.js';
 import { runtimeSessionIdSchema } from './runtime-session.js';
+import { runtimeSnapshotIdSchema } from './runtime-snapshot.js';
+import { runtimeVolumesWireSchema } from './runtime-volume.js';
 
 /** Longest `image` reference, in characters. */
 const MAX_IMAGE_LENGTH = 512;
@@ -45,6 +47,11 @@ export const startRuntimeRequestWireSchema = z.strictObject({
     .array(z.string().min(1).max(MAX_ALLOW_HOST_LENGTH))
     .max(MAX_ALLOW_HOSTS)
     .optional(),
+  /**
+   * Ours: bind mounts of directories the server's operator allows, and named volumes of the
+   * server's namespace shared between its sessions (see `runtimeVolumeWireSchema`).
+   */
+  volumes: runtimeVolumesWireSchema.optional(),
   resource_factor: z
     .number()
     .refine(
@@ -52,6 +59,11 @@ export const startRuntimeRequestWireSchema = z.strictObject({
       `must be one of ${RUNTIME_RESOURCE_FACTORS.join(', ')}`,
     )
     .optional(),
+  /**
+   * Ours: start the session from this snapshot's filesystem (`POST /snapshots`); `image` must be
+   * the snapshot's `image`. Never served from a warm pool.
+   */
+  from_snapshot: runtimeSnapshotIdSchema.optional(),
 });
 
 /** Wire JSON of `POST /start`. */

@@ -19,12 +19,27 @@ export const RUNTIME_API_ROUTES = {
   stop: '/stop',
   /** GET the warm pools' numbers per image (ours; not in OpenHands). */
   pool: '/pool',
+  /** POST takes a snapshot of a session, GET lists the namespace's (ours; not in OpenHands). */
+  snapshots: '/snapshots',
+  /**
+   * DELETE removes a snapshot (ours; not in OpenHands). A route pattern; build it with
+   * {@link runtimeSnapshotPath}.
+   */
+  snapshot: '/snapshots/:snapshot_id',
 } as const;
 
 /** The path of `GET /sessions/{session_id}`, percent-encoded. */
 export function runtimeSessionPath(sessionId: string): string {
   return `/sessions/${encodeURIComponent(sessionId)}`;
 }
+
+/** The path of `DELETE /snapshots/{snapshot_id}`, percent-encoded. */
+export function runtimeSnapshotPath(snapshotId: string): string {
+  return `/snapshots/${encodeURIComponent(snapshotId)}`;
+}
+
+/** Longest snapshot `name`, in characters. */
+export const MAX_RUNTIME_SNAPSHOT_NAME_LENGTH = 200;
 
 /** Longest `session_id`, in characters. */
 export const MAX_RUNTIME_SESSION_ID_LENGTH = 128;

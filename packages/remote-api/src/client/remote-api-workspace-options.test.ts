@@ -68,6 +68,25 @@ describe('RemoteAPIWorkspace options', () => {
     [{ requestTimeoutMs: Number.POSITIVE_INFINITY }, 'requestTimeoutMs'],
     [{ keepAlive: true, pauseOnClose: true }, 'pauseOnClose: give keepAlive or pauseOnClose'],
     [{ serverImage: 'x' }, 'serverImage'],
+    [{ volumes: [{ type: 'volume', name: 'v', target: 'rel' }] }, 'volumes.0.target: must be an'],
+    [{ volumes: [{ type: 'volume', name: 'a/b', target: '/v' }] }, 'volumes.0.name'],
+    [
+      { volumes: [{ type: 'bind', source: '/s', target: '/v', readOnly: 1 }] },
+      'volumes.0.readOnly',
+    ],
+    [
+      { volumes: [{ type: 'bind', source: '/s', target: '/v', read_only: true }] },
+      'volumes.0.read_only',
+    ],
+    [
+      {
+        volumes: [
+          { type: 'bind', source: '/s', target: '/v' },
+          { type: 'volume', name: 'v', target: '/v' },
+        ],
+      },
+      'volumes.1.target: must be neither the same as',
+    ],
   ])('refuses %o with INVALID_CONFIG naming the field', (change, named) => {
     const error = configError(
       () => new RemoteAPIWorkspace({ ...valid, ...change } as RemoteAPIWorkspaceOptions),

@@ -2,13 +2,58 @@ import path from 'node:path';
 import {
   commandEnvironmentSchema,
   RUNTIME_RESOURCE_FACTORS,
+  type RuntimeVolumeWire,
   runtimeSessionIdSchema,
+  runtimeSnapshotIdSchema,
+  runtimeVolumesWireSchema,
   startRuntimeRequestWireSchema,
 } from '@agent-workspace/protocol';
 import { z } from 'zod';
 import { runtimeApiBaseUrl } from './runtime-api-base-url.js';
 
 const positiveMs = z.number().positive().finite();
+
+/**
+ * `volumes`: the wire's entries in camelCase (`readOnly`), checked by the protocol's own schema
+ * (`runtimeVolumesWireSchema`), so a bad one fails here, naming the field, before any request.
+ */
+const volumesSchema = z
+  .array(
+    z.discriminatedUnion('type', [
+      z.strictObject({
+        type: z.literal('bind'),
+        source: z.string(),
+        target: z.string(),
+        readOnly: z.boolean().optional(),
+      }),
+      z.strictObject({
+        type: z.literal('volume'),
+        name: z.string(),
+        target: z.string(),
+        readOnly: z.boolean().optional(),
+      }),
+    ]),
+  )
+  .superRefine((volumes, context) => {
+    const parsed = runtimeVolumesWireSchema.safeParse(volumesToWire(volumes));
+    for (const issue of parsed.error?.issues ?? []) {
+      const path = issue.path.map((key) => (key === 'read_only' ? 'readOnly' : key));
+      context.addIssue({ code: 'custom', path, message: issue.message });
+    }
+  });
+
+/** A mount of the sandbox, as {@link RemoteAPIWorkspaceOptions.volumes} lists it. */
+export type RemoteApiVolume =
+  | { type: 'bind'; source: string; target: string; readOnly?: boolean | undefined }
+  | { type: 'volume'; name: string; target: string; readOnly?: boolean | undefined };
+
+/** The `POST /start` `volumes` of {@link RemoteAPIWorkspaceOptions.volumes}. */
+export function volumesToWire(volumes: readonly RemoteApiVolume[]): RuntimeVolumeWire[] {
+  return volumes.map(({ readOnly, ...volume }) => ({
+    ...volume,
+    ...(readOnly !== undefined && { read_only: readOnly }),
+  }));
+}
 
 /** Every JSON-describable field of {@link RemoteAPIWorkspaceOptions}, with its default. */
 export const remoteApiWorkspaceFields = {
@@ -23,6 +68,8 @@ export const remoteApiWorkspaceFields = {
   sessionId: runtimeSessionIdSchema.optional(),
   resourceFactor: z.literal(RUNTIME_RESOURCE_FACTORS).default(1),
   env: commandEnvironmentSchema.optional(),
+  volumes: volumesSchema.optional(),
+  fromSnapshot: runtimeSnapshotIdSchema.optional(),
   keepAlive: z.boolean().default(false),
   pauseOnClose: z.boolean().default(false),
   workingDir: z
@@ -74,6 +121,21 @@ export interface RemoteAPIWorkspaceOptions {
   resourceFactor?: 1 | 2 | 4 | 8 | undefined;
   /** Environment variables of the sandbox. */
   env?: Record<string, string> | undefined;
+  /**
+   * Mounts of the sandbox (ours; sent only when given — an OpenHands Runtime API refuses the
+   * field): a `bind` of a host directory the Runtime API's operator allows (exactly one of its
+   * `allowedBindSources`), or a named `volume` of the server's namespace, shared by every session
+   * naming it and kept when they stop. At most 16, each `target` absolute and distinct. Applies
+   * when the session is started; a `/start` of an existing session with other volumes is a 409.
+   */
+  volumes?: RemoteApiVolume[] | undefined;
+  /**
+   * Start the session from this snapshot (`snapshotId` of `RemoteAPIWorkspace.snapshot()`): its
+   * files and git history, not its processes or environment. `image` must be the snapshot's
+   * (`snapshot.image`). Ours (sent only when given); applies when the session is started, and a
+   * `/start` of an existing session started otherwise is a 409.
+   */
+  fromSnapshot?: string | undefined;
   /** Leave the session running on `close()` (attach to it later by `sessionId`). @default false */
   keepAlive?: boolean | undefined;
   /** Pause the session on `close()` instead of stopping it (resumed on attach). @default false */

@@ -7,18 +7,32 @@ import {
   type SandboxState,
   SandboxWorkspace,
   startOrClose,
+  type WorkspaceCapabilities,
   WorkspaceError,
+  type WorkspaceFork,
+  type WorkspaceForkOptions,
 } from '@agent-workspace/core';
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
-import type { RuntimeSession, StartRuntimeRequestWire } from '@agent-workspace/protocol';
+import type {
+  RuntimeSession,
+  RuntimeSnapshot,
+  StartRuntimeRequestWire,
+} from '@agent-workspace/protocol';
 import {
   type RemoteAPIWorkspaceOptions,
   type ResolvedRemoteAPIWorkspaceOptions,
   remoteApiWorkspaceOptionsSchema,
+  volumesToWire,
 } from './remote-api-workspace-options.js';
-import { RuntimeApiClient } from './runtime-api-client.js';
+import { RuntimeApiClient, type TakeRuntimeSnapshotOptions } from './runtime-api-client.js';
 import { sessionSandboxState } from './session-sandbox-state.js';
 import { waitForReadySession } from './wait-for-ready-session.js';
+
+/** Options of {@link RemoteAPIWorkspace.fork}. */
+export interface ForkRemoteAPIWorkspaceOptions extends WorkspaceForkOptions {
+  /** The fork's session id. @default `agent-server-<32 hex>` */
+  sessionId?: string | undefined;
+}
 
 /** Options of {@link RemoteAPIWorkspace.create}. */
 export interface CreateRemoteAPIWorkspaceOptions {
@@ -55,7 +69,10 @@ export interface CreateRemoteAPIWorkspaceOptions {
  * const result = await workspace.executeCommand('uname -a');
  * ```
  */
-export class RemoteAPIWorkspace extends SandboxWorkspace {
+export class RemoteAPIWorkspace
+  extends SandboxWorkspace
+  implements WorkspaceFork<ForkRemoteAPIWorkspaceOptions, RemoteAPIWorkspace>
+{
   readonly kind = 'remote-api';
   readonly #options: ResolvedRemoteAPIWorkspaceOptions;
   readonly #sessionId: string;
@@ -67,6 +84,8 @@ export class RemoteAPIWorkspace extends SandboxWorkspace {
   #endpoint: SandboxEndpoint | undefined;
   /** True once `POST /start` was sent and not refused: this workspace may have made the session. */
   #startSent = false;
+  /** The snapshot {@link fork} made this workspace from. */
+  #forkedFrom: RuntimeSnapshot | undefined;
 
   /**
    * Validates `options` (an `INVALID_CONFIG` error names each bad field) without calling the
@@ -118,6 +137,80 @@ export class RemoteAPIWorkspace extends SandboxWorkspace {
   /** Base URL of the session's agent-server as the Runtime API reports it, once known. */
   get runtimeUrl(): string | undefined {
     return this.#session?.url || undefined;
+  }
+
+  /**
+   * Snapshots the session's filesystem through the Runtime API (`POST /snapshots`, ours),
+   * starting the workspace first if needed: its files anywhere outside mounts, with their git
+   * history, but not its processes and no value of its environment. A paused session stays
+   * paused. Start another workspace from it with `fromSnapshot: snapshot.snapshotId` and
+   * `image: snapshot.image`; remove it with `RuntimeApiClient.removeSnapshot`.
+   *
+   * Rejects with `WORKSPACE_CLOSED` after `close()`, `NOT_SUPPORTED` on a Runtime API without
+   * snapshots (the Swarm backend, OpenHands), `INVALID_ARGUMENT` for a bad `name`, `ABORTED`.
+   *
+   * @example
+   * ```ts
+   * await workspace.executeCommand('git init && npm install');
+   * const snapshot = await workspace.snapshot({ name: 'deps installed' });
+   * await using copy = await RemoteAPIWorkspace.create({
+   *   ...options,
+   *   image: snapshot.image,
+   *   fromSnapshot: snapshot.snapshotId,
+   * });
+   * ```
+   */
+  async snapshot({ name, signal }: TakeRuntimeSnapshotOptions = {}): Promise<RuntimeSnapshot> {
+    this.assertOpen();
+    await this.start({ signal });
+    this.assertOpen();
+    return this.#runtime.takeSnapshot(this.#knownRuntimeId(), { name, signal });
+  }
+
+  /**
+   * The agent-server's capabilities, and `fork` ({@link fork}, by a Runtime API snapshot; a
+   * Runtime API without snapshots answers it `NOT_SUPPORTED`).
+   */
+  override get capabilities(): WorkspaceCapabilities {
+    return { ...super.capabilities, fork: true };
+  }
+
+  /**
+   * The snapshot {@link fork} made this workspace from; `undefined` for a workspace not made by
+   * `fork()`. Closing the fork keeps it: remove it with `RuntimeApiClient.removeSnapshot` once
+   * no session runs it, or start more workspaces from it (`fromSnapshot`).
+   */
+  get forkedFrom(): RuntimeSnapshot | undefined {
+    return this.#forkedFrom;
+  }
+
+  /**
+   * A new workspace from this one (`WorkspaceFork`): a {@link snapshot}, then a new session
+   * started from it with this workspace's options and a new session id. It starts with this
+   * workspace's files and git history, not its processes; from then on the two are independent.
+   * The snapshot is kept as the fork's {@link forkedFrom}; a fork that fails to start removes it.
+   *
+   * Rejects like {@link snapshot} and {@link RemoteAPIWorkspace.create}.
+   */
+  async fork({
+    sessionId,
+    signal,
+  }: ForkRemoteAPIWorkspaceOptions = {}): Promise<RemoteAPIWorkspace> {
+    const snapshot = await this.snapshot({ signal });
+    const options = {
+      ...this.#options,
+      sessionId,
+      image: snapshot.image,
+      fromSnapshot: snapshot.snapshotId,
+    };
+    try {
+      const fork = await RemoteAPIWorkspace.create(options, { signal });
+      fork.#forkedFrom = snapshot;
+      return fork;
+    } catch (error) {
+      await this.#runtime.removeSnapshot(snapshot.snapshotId).catch(() => {});
+      throw error;
+    }
   }
 
   protected async createSandbox({ signal }: SandboxHookOptions): Promise<void> {
@@ -227,6 +320,8 @@ export class RemoteAPIWorkspace extends SandboxWorkspace {
       working_dir: options.workingDir,
       environment: options.env ?? {},
       resource_factor: options.resourceFactor,
+      ...(options.volumes?.length && { volumes: volumesToWire(options.volumes) }),
+      ...(options.fromSnapshot !== undefined && { from_snapshot: options.fromSnapshot }),
     };
   }
 

@@ -11,13 +11,19 @@ import {
   RUNTIME_API_KEY_HEADER,
   RUNTIME_API_ROUTES,
   type RuntimeSession,
+  type RuntimeSnapshot,
   runtimeSessionFromWire,
   runtimeSessionListWireSchema,
   runtimeSessionPath,
+  runtimeSnapshotFromWire,
+  runtimeSnapshotListWireSchema,
+  runtimeSnapshotPath,
+  runtimeSnapshotRemovedWireSchema,
   runtimeStoppedWireSchema,
   type StartRuntimeRequestWire,
 } from '@agent-workspace/protocol';
 import { runtimeApiBaseUrl } from './runtime-api-base-url.js';
+import { snapshotStatusError } from './snapshot-status-error.js';
 
 /** Default longest wait for response headers, and between body chunks, in milliseconds. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -51,6 +57,12 @@ export interface RuntimeApiClientOptions {
 export interface RuntimeApiCallOptions {
   /** Aborting ends the call with `ABORTED` (or the signal's own `WorkspaceError` reason). */
   signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link RuntimeApiClient.takeSnapshot}. */
+export interface TakeRuntimeSnapshotOptions extends RuntimeApiCallOptions {
+  /** The snapshot's name (1 to 200 characters, no control character); default the session id. */
+  name?: string | undefined;
 }
 
 /**
@@ -166,6 +178,42 @@ export class RuntimeApiClient implements AsyncDisposable {
     );
   }
 
+  /**
+   * `POST /snapshots` (ours): commits the filesystem of the session `runtimeId` (running or
+   * paused; a paused one stays paused). `NOT_FOUND` for an unknown runtime id,
+   * `WORKSPACE_OCCUPIED` for a stopped session, `NOT_SUPPORTED` on a backend without snapshots
+   * (Swarm) or a Runtime API without them (OpenHands).
+   */
+  async takeSnapshot(
+    runtimeId: string,
+    { name, signal }: TakeRuntimeSnapshotOptions = {},
+  ): Promise<RuntimeSnapshot> {
+    const json = { runtime_id: runtimeId, ...(name !== undefined && { name }) };
+    return this.#snapshotCall(
+      { method: 'POST', path: RUNTIME_API_ROUTES.snapshots, json, signal },
+      runtimeSnapshotFromWire,
+    );
+  }
+
+  /** `GET /snapshots` (ours): the snapshots of the Runtime API's namespace, newest first. */
+  async listSnapshots({ signal }: RuntimeApiCallOptions = {}): Promise<RuntimeSnapshot[]> {
+    return this.#snapshotCall(
+      { method: 'GET', path: RUNTIME_API_ROUTES.snapshots, signal },
+      (json) => runtimeSnapshotListWireSchema.parse(json).snapshots.map(runtimeSnapshotFromWire),
+    );
+  }
+
+  /**
+   * `DELETE /snapshots/{id}` (ours): removes a snapshot. `NOT_FOUND` for an unknown id,
+   * `WORKSPACE_OCCUPIED` while a session started from it exists (stop it first).
+   */
+  async removeSnapshot(snapshotId: string, { signal }: RuntimeApiCallOptions = {}): Promise<void> {
+    await this.#snapshotCall(
+      { method: 'DELETE', path: runtimeSnapshotPath(snapshotId), signal },
+      runtimeSnapshotRemovedWireSchema,
+    );
+  }
+
   /** Closes the connection pool (calls in flight finish first). Idempotent. */
   async close(): Promise<void> {
     await this.#http.close();
@@ -174,6 +222,15 @@ export class RuntimeApiClient implements AsyncDisposable {
   /** Calls {@link RuntimeApiClient.close}. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** A snapshot route's 2xx answer parsed with `parser`; refusals read by `snapshotStatusError`. */
+  async #snapshotCall<T>(request: HttpServerRequest, parser: ReplyParser<T>): Promise<T> {
+    const reply = await this.#http.call(request);
+    if (reply.status < 200 || reply.status > 299) {
+      throw snapshotStatusError(this.#http.statusError(reply, request), reply.status);
+    }
+    return this.#http.parse(reply, request, parser);
   }
 
   /** `POST <path>` with `{"runtime_id": …}`, its 2xx answer parsed with `parser`. */

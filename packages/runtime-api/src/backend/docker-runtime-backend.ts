@@ -1,4 +1,3 @@
-import { WorkspaceError } from '@agent-workspace/core';
 import {
   buildContainerSpec,
   type DockerConnectionOptions,
@@ -9,8 +8,11 @@ import {
 } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
 import { containerSession } from './container-session.js';
+import { DockerRuntimeSnapshots } from './docker-runtime-snapshots.js';
+import { DockerSessionPauses } from './docker-session-pauses.js';
 import { DockerWarmSandboxes } from './docker-warm-sandboxes.js';
 import { engineCall, labelFilter } from './engine-call.js';
+import { ensureSharedVolumes } from './ensure-shared-volumes.js';
 import { LabelledRuntimeBackend } from './labelled-runtime-backend.js';
 import type {
   BackendCallOptions,
@@ -20,6 +22,7 @@ import type {
   WarmSandboxBackend,
   WarmSandboxSpec,
 } from './runtime-backend.js';
+import type { RuntimeSnapshotBackend } from './runtime-snapshot-backend.js';
 import { isWarmContainerName, sessionContainerName } from './session-container-name.js';
 import { sessionExists, sessionNotFound, validateSessionSpec } from './session-errors.js';
 import { RUNTIME_LABELS } from './session-labels.js';
@@ -58,8 +61,11 @@ export interface FoundContainer {
  *   from which its session id is read back. Unclaimed ones are never answered as sessions.
  *
  * - `pause` / `resume` are `docker pause` / `docker unpause`: processes are frozen, files and the
- *   URL stay.
- * - `stop` stops the container (2 s, at once when paused) and removes it with its volumes.
+ *   URL stay. A pause is also recorded in the engine ({@link DockerSessionPauses}): when the engine
+ *   restarts, the frozen container comes back exited, and stays `paused`; `resume` then starts it
+ *   again with its files (not its processes) on a new host port.
+ * - `stop` stops the container (2 s, at once when paused) and removes it with its anonymous
+ *   volumes and its pause marker; shared named volumes (`volumes` of `/start`) stay.
  * - A container that exited is `stopped` with `engineState: 'failed'` and its exit code.
  */
 export class DockerRuntimeBackend extends LabelledRuntimeBackend implements RuntimeBackend {
@@ -70,8 +76,11 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
   readonly #docker: Docker;
   readonly #publishAddress: string;
   readonly #network: string | undefined;
+  readonly #pauses: DockerSessionPauses;
   /** The warm pool side: start, list, claim and remove warm sandboxes. */
   readonly warmSandboxes: WarmSandboxBackend;
+  /** Snapshots of sessions: commit, list and remove them ({@link DockerRuntimeSnapshots}). */
+  readonly snapshots: RuntimeSnapshotBackend;
 
   /** Connects lazily: nothing is asked of the engine until the first call. */
   constructor(options: DockerRuntimeBackendOptions = {}) {
@@ -80,12 +89,24 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
     this.#docker = resolveDocker(options);
     this.#publishAddress = options.publishAddress ?? '127.0.0.1';
     this.#network = options.network;
+    this.#pauses = new DockerSessionPauses({
+      docker: this.#docker,
+      namespace: this.namespace,
+      inspect: (id, signal) => this.#inspect(id, signal),
+      session: (info, markedPaused) => this.#session(info, markedPaused),
+    });
     this.warmSandboxes = new DockerWarmSandboxes({
       docker: this.#docker,
       namespace: this.namespace,
       startContainer: (name, spec, signal) => this.#startContainer(name, spec, signal),
       find: (labels, signal, named) => this.#find(labels, signal, named),
       inspect: (id, signal) => this.#inspect(id, signal),
+      session: (info) => this.#session(info),
+    });
+    this.snapshots = new DockerRuntimeSnapshots({
+      docker: this.#docker,
+      namespace: this.namespace,
+      find: (labels, signal) => this.#find(labels, signal),
       session: (info) => this.#session(info),
     });
   }
@@ -113,7 +134,7 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
     const docker = this.#docker;
     const body = buildContainerSpec({
       options: {
-        image: spec.image,
+        image: spec.fromSnapshot ?? spec.image,
         env: spec.environment,
         workingDir: spec.workingDir,
         user: spec.runAsUser === undefined ? undefined : String(spec.runAsUser),
@@ -121,12 +142,19 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
         resources: spec.resources,
         publishAddress: this.#publishAddress,
         sandbox: spec.sandbox,
+        mounts: spec.volumes?.map(({ type, source, target, readOnly }) => ({
+          type,
+          source,
+          target,
+          readOnly,
+        })),
       },
       labels: spec.labels,
       environment: {},
       apiKeySha256: spec.sessionKeyHash,
     });
     return this.releasingFailedStart(spec.runtimeId, async () => {
+      await ensureSharedVolumes({ docker, volumes: spec.volumes ?? [], signal });
       const container = await this.#create(spec, name, body, signal);
       await engineCall({ docker, action: `start container ${name}`, signal }, () =>
         container.start({ abortSignal: signal }),
@@ -144,24 +172,34 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
   ): Promise<BackendSession | undefined> {
     const named = await this.#inspect(sessionContainerName(this.namespace, sessionId), signal);
     if (named?.Config.Labels?.[RUNTIME_LABELS.namespace] === this.namespace) {
-      return this.#session(named);
+      return this.#pauses.session(named, signal);
     }
     // A session started before containers were named after their session id.
     const [found] = await this.#find({ [RUNTIME_LABELS.sessionId]: sessionId }, signal);
-    return found && this.#session(found.info);
+    return found && this.#pauses.session(found.info, signal);
   }
 
-  /** `docker pause`; a paused session is left as it is. `NOT_FOUND` for an unknown runtime id. */
+  /**
+   * `docker pause`, recorded in the engine (see {@link DockerSessionPauses}); a paused session is
+   * left as it is. `NOT_FOUND` for an unknown runtime id.
+   */
   async pause(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
-    return this.#freeze(runtimeId, true, signal);
+    return this.#pauses.pause(await this.#one(runtimeId, signal), signal);
   }
 
-  /** `docker unpause`; a running session is left as it is. `NOT_FOUND` for an unknown runtime id. */
+  /**
+   * `docker unpause`, or `docker start` for a paused session an engine restart stopped (files
+   * kept, processes afresh, a new host port); a running session is left as it is.
+   * `NOT_FOUND` for an unknown runtime id.
+   */
   async resume(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<BackendSession> {
-    return this.#freeze(runtimeId, false, signal);
+    return this.#pauses.resume(await this.#one(runtimeId, signal), signal);
   }
 
-  /** Stops and removes the session's container with its volumes; `false` when there was none. */
+  /**
+   * Stops and removes the session's container with its anonymous volumes and its pause marker
+   * (shared named volumes stay); `false` when there was none.
+   */
   async stop(runtimeId: string, { signal }: BackendCallOptions = {}): Promise<boolean> {
     const found = await this.#find({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
     await Promise.all(
@@ -175,6 +213,7 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
         }),
       ),
     );
+    await this.#pauses.forget(runtimeId, signal);
     return found.length > 0;
   }
 
@@ -214,34 +253,6 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
     });
   }
 
-  /** Pauses (`frozen`) or unpauses the session's container unless it is so already. */
-  async #freeze(
-    runtimeId: string,
-    frozen: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<BackendSession> {
-    const found = await this.#one(runtimeId, signal);
-    if (found.info.State.Paused === frozen) return this.#session(found.info);
-    const container = this.#docker.getContainer(found.id);
-    const verb = frozen ? 'pause' : 'unpause';
-    try {
-      await engineCall(
-        { docker: this.#docker, action: `${verb} container ${found.id}`, signal },
-        () =>
-          frozen
-            ? container.pause({ abortSignal: signal })
-            : container.unpause({ abortSignal: signal }),
-      );
-    } catch (error) {
-      // A concurrent call may have done it first, or done it and been undone by another since.
-      const info = await this.#inspect(found.id, signal);
-      if (info?.State.Paused !== frozen) throw info ? asStateConflict(error) : error;
-    }
-    const info = await this.#inspect(found.id, signal);
-    if (!info) throw sessionNotFound(runtimeId, this.namespace);
-    return this.#session(info);
-  }
-
   /** The one session container of `runtimeId`, or `NOT_FOUND`. */
   async #one(runtimeId: string, signal: AbortSignal | undefined): Promise<FoundContainer> {
     const [found] = await this.#findSessions({ [RUNTIME_LABELS.runtimeId]: runtimeId }, signal);
@@ -254,8 +265,13 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
     labels: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<BackendSession[]> {
-    const found = await this.#findSessions(labels, signal);
-    return found.map(({ info }) => this.#session(info));
+    const [found, paused] = await Promise.all([
+      this.#findSessions(labels, signal),
+      this.#pauses.paused(signal, labels[RUNTIME_LABELS.runtimeId]),
+    ]);
+    return found.map(({ info }) =>
+      this.#session(info, paused.has(info.Config.Labels?.[RUNTIME_LABELS.runtimeId] ?? '')),
+    );
   }
 
   /** `#find` without unclaimed warm sandboxes: what has a session id is a session. */
@@ -308,26 +324,12 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
     });
   }
 
-  /** The engine's view of a session from its container (a claimed one's id from its name). */
-  #session(info: Docker.ContainerInspectInfo): BackendSession {
-    const options = { docker: this.#docker, namespace: this.namespace };
+  /**
+   * The engine's view of a session from its container (a claimed one's id from its name);
+   * `markedPaused` when it has a pause marker.
+   */
+  #session(info: Docker.ContainerInspectInfo, markedPaused = false): BackendSession {
+    const options = { docker: this.#docker, namespace: this.namespace, markedPaused };
     return containerSession(info, { ...options, publishAddress: this.#publishAddress });
   }
-}
-
-/**
- * The engine's refusal to pause a paused container or unpause a running one (it answers 500
- * with "already paused" / "not paused") as a conflict (`statusCode` 409): the container's state
- * changed under the call, so the caller answers 409 like other concurrent changes.
- */
-function asStateConflict(error: unknown): unknown {
-  if (!WorkspaceError.isInstance(error) || !/already paused|not paused/i.test(error.message)) {
-    return error;
-  }
-  return new WorkspaceError({
-    code: error.code,
-    message: error.message,
-    details: { ...error.details, statusCode: 409 },
-    cause: error,
-  });
 }

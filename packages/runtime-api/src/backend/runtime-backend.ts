@@ -1,5 +1,7 @@
 import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { RuntimeSessionStatus } from '@agent-workspace/protocol';
+import type { RuntimeSnapshotBackend } from './runtime-snapshot-backend.js';
+import type { SessionVolume } from './session-volumes.js';
 
 /** Options every backend call takes. */
 export interface BackendCallOptions {
@@ -41,6 +43,17 @@ export interface SessionSpec {
    * `@agent-workspace/docker`); only on backends with {@link RuntimeBackend.sandboxes}.
    */
   sandbox?: ContainerSandbox | undefined;
+  /**
+   * Bind mounts of operator-allowed host directories and the namespace's shared named volumes
+   * (see `sessionVolumes`); a backend creates a missing named volume with its labels and never
+   * removes one when the session stops.
+   */
+  volumes?: SessionVolume[] | undefined;
+  /**
+   * The engine's id of a snapshot (`BackendSnapshot.imageId`) the sandbox starts from instead
+   * of `image`; only on backends with {@link RuntimeBackend.snapshots}.
+   */
+  fromSnapshot?: string | undefined;
 }
 
 /**
@@ -130,6 +143,11 @@ export interface RuntimeBackend {
   logs(runtimeId: string, options: BackendCallOptions & { tailLines: number }): Promise<string>;
   /** Warm pool sandboxes, on backends that can claim one for a session (Docker; not Swarm). */
   readonly warmSandboxes?: WarmSandboxBackend | undefined;
+  /**
+   * Snapshots of sessions, on backends whose sandboxes hold their files (Docker; not Swarm,
+   * whose files are on a node-local volume a commit would not hold).
+   */
+  readonly snapshots?: RuntimeSnapshotBackend | undefined;
   /**
    * True when the backend can start an agent-server whose command sandbox works (a
    * {@link SessionSpec.sandbox}): Docker can, with the security options bubblewrap needs; a

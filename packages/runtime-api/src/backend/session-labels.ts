@@ -40,6 +40,8 @@ export const RUNTIME_LABELS = {
    * without it (a claimed warm sandbox, one made by an older version) are never reaped so.
    */
   reapIfUnacknowledged: 'agent-workspace.runtime.reap-if-unacknowledged',
+  /** `true` on a session's pause marker (a volume, see `PauseMarkers`), never on a sandbox. */
+  pauseMarker: 'agent-workspace.runtime.pause-marker',
 } as const;
 
 /** Fields of a session recorded in its labels. */

@@ -1,6 +1,7 @@
 import { AGENT_SERVER_PORT, containerEnvironment } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
 import type { SessionSpec } from './runtime-backend.js';
+import type { SessionVolume } from './session-volumes.js';
 
 /** Options of {@link swarmServiceSpec}. */
 export interface SwarmServiceSpecOptions {
@@ -18,8 +19,9 @@ export interface SwarmServiceSpecOptions {
 /**
  * The Swarm service of a new session: one replica never restarted, the session's labels on the
  * service, its container and its volume, only the key's SHA-256 in the environment, the working
- * directory on a named volume (files survive a pause), limits (and reservations), and the
- * agent-server port published in host mode on a port the engine picks.
+ * directory on a named volume (files survive a pause), the session's {@link SessionSpec.volumes}
+ * after it, limits (and reservations), and the agent-server port published in host mode on a
+ * port the engine picks.
  */
 export function swarmServiceSpec({
   spec,
@@ -58,6 +60,7 @@ export function swarmServiceSpec({
               DriverConfig: { Name: 'local', Options: {} },
             },
           },
+          ...(spec.volumes ?? []).map(volumeMount),
         ],
       },
       Resources: {
@@ -71,6 +74,29 @@ export function swarmServiceSpec({
     Mode: { Replicated: { Replicas: 1 } },
     EndpointSpec: {
       Ports: [{ Protocol: 'tcp', TargetPort: AGENT_SERVER_PORT, PublishMode: 'host' }],
+    },
+  };
+}
+
+/**
+ * The service mount of a session volume. A shared named volume missing on the task's node is
+ * created there with its labels (never the session's: removing the session's volumes by runtime
+ * id leaves it); one per node, like every local volume.
+ */
+function volumeMount(volume: SessionVolume): Docker.MountSettings {
+  const mount = {
+    Type: volume.type,
+    Source: volume.source,
+    Target: volume.target,
+    ReadOnly: volume.readOnly,
+  };
+  if (volume.type === 'bind') return mount;
+  return {
+    ...mount,
+    VolumeOptions: {
+      NoCopy: false,
+      Labels: volume.labels,
+      DriverConfig: { Name: 'local', Options: {} },
     },
   };
 }

@@ -249,3 +249,16 @@ describe('--allow-host', () => {
     ).toContain('--allow-host applies to --backend docker only');
   });
 });
+
+describe('--allow-bind', () => {
+  it('collects the allowed bind sources, repeatable', () => {
+    const { server } = serve([...IMAGE, '--allow-bind', '/srv/a', '--allow-bind', 'rel/b']);
+    expect(server.allowedBindSources).toEqual(['/srv/a', 'rel/b']);
+    expect(serve(IMAGE).server.allowedBindSources).toBeUndefined();
+    expect(CLI_USAGE).toContain('--allow-bind <dir>');
+  });
+
+  it('names the flag for an empty value', () => {
+    expect(usageError([...IMAGE, '--allow-bind', ''])).toContain('--allow-bind');
+  });
+});

@@ -56,6 +56,8 @@ Options:
   --port <port>                     Port to listen on, 0 picks a free one (default ${DEFAULTS.port})
   --max-sessions <n>                Most sessions of the namespace; more starts get 429
                                     (default ${DEFAULTS.maxSessions})
+  --max-snapshots <n>               Most snapshots of the namespace; more get 429
+                                    (default ${DEFAULTS.maxSnapshots})
   --memory-bytes <n>                Memory limit of a sandbox, times its resource_factor
   --cpus <n>                        CPUs of a sandbox (fractions allowed), times resource_factor
   --pids-limit <n>                  Most processes of a sandbox, times resource_factor
@@ -82,6 +84,9 @@ Options:
                                     agent's commands, kernel and browser run in the agent-server's
                                     sandbox and reach only these hosts; a /start may narrow it
                                     with allow_hosts; repeatable, at most 256
+  --allow-bind <dir>                A host directory /start volumes may bind-mount, exactly (never
+                                    a path below it; symlinks resolved at start, must exist);
+                                    repeatable (default: no bind mounts)
   --log-level <level>               fatal, error, warn, info, debug, trace or silent (default ${DEFAULTS.logLevel})
   -h, --help                        Show this help
   -v, --version                     Show the version
@@ -199,6 +204,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
       '--allow-host applies to --backend docker only: a Swarm service cannot run the sandbox that enforces it',
     );
   }
+  const allowedBindSources = values['allow-bind']?.map((dir) => nonEmpty('--allow-bind', dir));
   const optional = <T>(name: string, parseValue: (flag: string, value: string) => T) => {
     const value = values[name as keyof typeof values] as string | undefined;
     return value === undefined ? undefined : parseValue(`--${name}`, value);
@@ -221,6 +227,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     host: optional('host', nonEmpty),
     port: optional('port', integer(0, 65_535)),
     maxSessions: optional('max-sessions', integer(1)),
+    maxSnapshots: optional('max-snapshots', integer(1)),
     resources: Object.fromEntries(
       Object.entries(resources).filter(([, value]) => value !== undefined),
     ),
@@ -236,6 +243,7 @@ export function parseCliArgs(args: readonly string[], env: NodeJS.ProcessEnv): C
     ),
     ...(warmPool.length > 0 && { warmPool }),
     ...(allowHosts !== undefined && { allowHosts }),
+    ...(allowedBindSources !== undefined && { allowedBindSources }),
   };
   const backend: CliBackend = {
     kind: backendKind,
@@ -258,6 +266,7 @@ function parse(args: readonly string[]) {
       host: { type: 'string' },
       port: { type: 'string' },
       'max-sessions': { type: 'string' },
+      'max-snapshots': { type: 'string' },
       'memory-bytes': { type: 'string' },
       cpus: { type: 'string' },
       'pids-limit': { type: 'string' },
@@ -273,6 +282,7 @@ function parse(args: readonly string[]) {
       'log-level': { type: 'string' },
       'warm-pool': { type: 'string', multiple: true },
       'allow-host': { type: 'string', multiple: true },
+      'allow-bind': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -1,5 +1,5 @@
 import { describeWorkspaceContract } from '@agent-workspace/core/testing';
-import { RemoteAPIWorkspace } from '@agent-workspace/remote-api';
+import { RemoteAPIWorkspace, RuntimeApiClient } from '@agent-workspace/remote-api';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
 import { runtimeApiServerFixture } from '../test-support/runtime-api-server-fixture.js';
@@ -25,5 +25,20 @@ describeWorkspaceContract(
     );
     return workspace;
   },
-  { skipReason: context.skipReason },
+  {
+    skipReason: context.skipReason,
+    // A fork keeps the snapshot it started from once closed.
+    disposeFork: async (fork) => {
+      if (!(fork instanceof RemoteAPIWorkspace) || !fork.forkedFrom) return;
+      const runtime = new RuntimeApiClient({
+        url: runtimeApi.server.url,
+        apiKey: runtimeApi.apiKey,
+      });
+      try {
+        await runtime.removeSnapshot(fork.forkedFrom.snapshotId);
+      } finally {
+        await runtime.close();
+      }
+    },
+  },
 );

@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { registerRuntimeApiRoutes, SESSION_ROUTE_URL } from './register-runtime-api-routes.js';
+import { registerSnapshotRoutes } from './register-snapshot-routes.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 
 /**
@@ -91,5 +92,6 @@ export async function buildRuntimeApiApp(
   });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   await app.register(async (scope) => registerRuntimeApiRoutes(scope, context));
+  await app.register(async (scope) => registerSnapshotRoutes(scope, context));
   return { app: app as unknown as FastifyInstance, context };
 }

@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { acknowledgeSession } from './acknowledge-session.js';
+import { awaitAgentServerHealth } from './await-agent-server-health.js';
 import { awaitSessionAddress } from './await-session-address.js';
 import { backendHttpError, RetryLaterError } from './backend-http-error.js';
 import { describeSession } from './describe-session.js';
@@ -42,7 +43,8 @@ const sessionParamsSchema = z.object({ session_id: runtimeSessionIdSchema });
  * `maxSessions`, 502 a sandbox that failed as it started), `GET /sessions/{session_id}` (404
  * unknown; like a repeated start and a resume it acknowledges the session, see
  * `acknowledgeSession`), `GET /sessions` (no keys),
- * `POST /pause` and `/resume` (404 unknown, 409 stopped or changed by a concurrent call) and
+ * `POST /pause` and `/resume` (404 unknown, 409 stopped or changed by a concurrent call; a resume
+ * that starts a new sandbox process answers once its agent-server is healthy) and
  * `POST /stop` — 200 `{runtime_id, status: "stopped"}` for any well-formed id, also one that is
  * gone or never was: the engine is the only record, so an id stopped long ago and one never
  * issued look the same, and a retried stop must not fail — and `GET /pool`, the warm pools'
@@ -174,11 +176,13 @@ export function registerRuntimeApiRoutes(app: FastifyInstance, context: RuntimeA
           const changed = await backend[action](runtimeId, call()).catch(async (error: unknown) => {
             throw await raceOutcome(context, runtimeId, action, error);
           });
-          // A resumed Swarm task gets a new address once it is scheduled.
-          const session = await acknowledgeSession(
-            context,
-            await awaitSessionAddress(context, changed),
-          );
+          // A resumed Swarm task gets a new address once it is scheduled; a new sandbox process
+          // (that task, a container the engine stopped while paused) is awaited until it answers.
+          const addressed = await awaitSessionAddress(context, changed);
+          if (addressed.url !== undefined && addressed.url !== found.url) {
+            await awaitAgentServerHealth(context, addressed);
+          }
+          const session = await acknowledgeSession(context, addressed);
           const wire = await describeSession(context, session, { withKey: true });
           if (!wire) throw new HttpError(404, `runtime ${runtimeId} not found`);
           return wire;
@@ -237,7 +241,7 @@ async function raceOutcome(
  * Runs a handler, turning backend failures into their answers (`backendHttpError`) and adding
  * `Retry-After` where the answer says when to retry.
  */
-async function answering<T>(
+export async function answering<T>(
   context: RuntimeApiContext,
   reply: FastifyReply,
   work: () => Promise<T>,

@@ -134,6 +134,63 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
     await api(server, '/stop', { runtime_id: session.runtime_id });
   });
 
+  it('a paused session the engine stopped stays paused, and /resume brings it back with its files', async () => {
+    const server = await serve();
+    const paused = await startReady(server, `restart-paused-${randomUUID()}`);
+    const crashed = await startReady(server, `restart-crashed-${randomUUID()}`);
+    const wrote = await runOnAgentServer(
+      paused.url,
+      paused.session_api_key,
+      'echo kept > /workspace/kept.txt',
+    );
+    expect(wrote.status).toBe(200);
+    expect((await api(server, '/pause', { runtime_id: paused.runtime_id })).status).toBe(200);
+    // What an engine restart does to every container: the frozen one comes back exited.
+    for (const runtimeId of [paused.runtime_id, crashed.runtime_id]) {
+      const [container] = await context.docker.listContainers({
+        filters: { label: [`${RUNTIME_LABELS.runtimeId}=${runtimeId}`] },
+      });
+      await context.docker.getContainer(container!.Id).kill();
+    }
+
+    // A new server: the pause is read back from the engine, not from memory.
+    const restarted = await serve();
+    const listed = (await api(restarted, '/sessions')).json.sessions;
+    const byRuntime = new Map(
+      listed.map((session: { runtime_id: string }) => [session.runtime_id, session]),
+    );
+    expect(byRuntime.get(paused.runtime_id)).toMatchObject({
+      status: 'paused',
+      pod_status: 'pending',
+      message: expect.stringContaining('/resume'),
+    });
+    expect(byRuntime.get(crashed.runtime_id)).toMatchObject({ status: 'stopped' });
+    expect((await api(restarted, '/resume', { runtime_id: crashed.runtime_id })).status).toBe(409);
+    // Pausing it again changes nothing.
+    const pausedAgain = await api(restarted, '/pause', { runtime_id: paused.runtime_id });
+    expect(pausedAgain.json).toMatchObject({ status: 'paused' });
+
+    const resumed = await api(restarted, '/resume', { runtime_id: paused.runtime_id });
+    expect(resumed.status).toBe(200);
+    expect(resumed.json).toMatchObject({ status: 'running', pod_status: 'ready' });
+    expect(resumed.json.url).not.toBe(paused.url);
+    const read = await runOnAgentServer(
+      resumed.json.url,
+      resumed.json.session_api_key,
+      'cat /workspace/kept.txt',
+    );
+    expect(read.json.stdout).toBe('kept\n');
+
+    // Stop removes the container and whatever recorded its pause.
+    expect((await api(restarted, '/pause', { runtime_id: paused.runtime_id })).status).toBe(200);
+    await api(restarted, '/stop', { runtime_id: paused.runtime_id });
+    await api(restarted, '/stop', { runtime_id: crashed.runtime_id });
+    const { Volumes } = await context.docker.listVolumes({
+      filters: { label: [`${RUNTIME_LABELS.runtimeId}=${paused.runtime_id}`] },
+    });
+    expect(Volumes ?? []).toEqual([]);
+  });
+
   it('a session whose agent-server does not answer fails alone; the pass goes on', async () => {
     const server = await serve({
       idleTimeoutSeconds: 1,

@@ -39,6 +39,8 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
       '/resume',
       '/sessions',
       '/sessions/{session_id}',
+      '/snapshots',
+      '/snapshots/{snapshot_id}',
       '/start',
       '/stop',
     ]);

@@ -142,3 +142,39 @@ describe('the /start checks beyond the schema', () => {
     expect(swarm.message).toContain('swarm backend cannot sandbox sessions');
   });
 });
+
+describe('allowedBindSources', () => {
+  it('resolves each to its real absolute directory, and allows none by default', async () => {
+    const { mkdtemp, mkdir, realpath, rm, symlink } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), 'allowed-binds-')));
+    try {
+      await mkdir(path.join(root, 'real'));
+      await symlink(path.join(root, 'real'), path.join(root, 'link'));
+      const resolved = resolveRuntimeApiServerOptions({
+        ...valid,
+        allowedBindSources: [path.join(root, 'link'), `${root}/real/../real/`],
+      });
+      expect(resolved.allowedBindSources).toEqual([
+        path.join(root, 'real'),
+        path.join(root, 'real'),
+      ]);
+      expect(resolveRuntimeApiServerOptions(valid).allowedBindSources).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('names a missing directory, a file and an empty entry', () => {
+    const missing = configError({ ...valid, allowedBindSources: ['/no/such/dir-4711'] });
+    expect(missing.fields).toEqual(['allowedBindSources.0']);
+    expect(missing.message).toContain('must be an existing directory');
+    const file = configError({ ...valid, allowedBindSources: ['/tmp', process.execPath] });
+    expect(file.fields).toEqual(['allowedBindSources.1']);
+    expect(file.message).toContain('is not a directory');
+    expect(configError({ ...valid, allowedBindSources: [''] }).fields).toEqual([
+      'allowedBindSources.0',
+    ]);
+  });
+});

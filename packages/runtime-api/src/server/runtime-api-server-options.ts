@@ -1,7 +1,9 @@
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { logLevelSchema } from '@agent-workspace/agent-server/http';
 import { WorkspaceError } from '@agent-workspace/core';
 import { EgressAllowList } from '@agent-workspace/core/internal';
-import { MAX_ALLOW_HOSTS } from '@agent-workspace/protocol';
+import { MAX_ALLOW_HOSTS, MAX_RUNTIME_VOLUME_PATH_LENGTH } from '@agent-workspace/protocol';
 import { z } from 'zod';
 import type { RuntimeBackend } from '../backend/runtime-backend.js';
 import { allowListProblem } from './allow-list-problem.js';
@@ -18,6 +20,8 @@ export const RUNTIME_API_SERVER_DEFAULTS = Object.freeze({
   port: 3000,
   /** Most sessions of the backend's namespace; a start past it gets 429. */
   maxSessions: 20,
+  /** Most snapshots of the backend's namespace; a snapshot past it gets 429. */
+  maxSnapshots: 50,
   /** What idle reaping does to an idle session. */
   idleAction: 'stop',
   /** Seconds between two reaping passes. */
@@ -33,6 +37,24 @@ export const RUNTIME_API_SERVER_DEFAULTS = Object.freeze({
   /** pino level of the JSON log. */
   logLevel: 'info',
 } as const);
+
+/** Most {@link runtimeApiServerOptionsSchema} `allowedBindSources`. */
+export const MAX_ALLOWED_BIND_SOURCES = 64;
+
+/**
+ * `dir` made absolute and its symlinks resolved, or why it cannot be a bind source (missing,
+ * not a directory, unreadable).
+ */
+function bindSourceProblem(dir: string): { resolved: string } | string {
+  try {
+    const resolved = realpathSync(path.resolve(dir));
+    if (!statSync(resolved).isDirectory()) return `${dir} is not a directory`;
+    return { resolved };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `${dir} must be an existing directory (${code ?? String(error)})`;
+  }
+}
 
 /** Shortest accepted Runtime API key, in characters. */
 export const MIN_API_KEY_LENGTH = 16;
@@ -88,6 +110,12 @@ export const runtimeApiServerOptionsSchema = z
      * their state); a start past it gets 429 with `Retry-After`. Default `RUNTIME_API_SERVER_DEFAULTS.maxSessions`.
      */
     maxSessions: z.number().int().positive().default(RUNTIME_API_SERVER_DEFAULTS.maxSessions),
+    /**
+     * Most snapshots the backend's namespace may hold (counted from the backend's list before
+     * each `POST /snapshots`, which this server takes one at a time); a snapshot past it gets
+     * 429 until one is removed. Default `RUNTIME_API_SERVER_DEFAULTS.maxSnapshots`.
+     */
+    maxSnapshots: z.number().int().positive().default(RUNTIME_API_SERVER_DEFAULTS.maxSnapshots),
     /** Base limits of one sandbox, multiplied by the session's `resource_factor`. Default none. */
     resources: z
       .object({
@@ -162,6 +190,29 @@ export const runtimeApiServerOptionsSchema = z
      * sandboxed unless their `/start` asks for an allow-list.
      */
     allowHosts: z.array(z.string()).max(MAX_ALLOW_HOSTS).optional(),
+    /**
+     * Host directories a `/start` may bind-mount (`volumes` entries of type `bind`), at most
+     * {@link MAX_ALLOWED_BIND_SOURCES}. Each is made absolute (against the working directory),
+     * its symlinks resolved (`realpath`) once, here, and must be an existing directory. A bind
+     * `source` must equal one of them exactly (after normalisation), never name a path below
+     * one: Docker resolves the source string again when it mounts, so a sub-path the client
+     * chose could be swapped for a symlink (to anywhere on the host) between this server's check
+     * and the mount, while a directory the operator chose is not the client's to change. The
+     * paths are the engine's host's: with a remote engine, list directories that exist on both.
+     * Default none: a bind is refused.
+     */
+    allowedBindSources: z
+      .array(z.string().min(1).max(MAX_RUNTIME_VOLUME_PATH_LENGTH))
+      .max(MAX_ALLOWED_BIND_SOURCES)
+      .default([])
+      .transform((dirs, context) =>
+        dirs.map((dir, index) => {
+          const problem = bindSourceProblem(dir);
+          if (typeof problem === 'object') return problem.resolved;
+          context.addIssue({ code: 'custom', path: [index], message: problem });
+          return dir;
+        }),
+      ),
   })
   .superRefine((options, context) => {
     if (options.allowHosts !== undefined) {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { RemoteWorkspace } from '@agent-workspace/core';
 import { expect, it } from 'vitest';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
+import { SHARED_VOLUME_LABEL, sharedVolumeName } from '../backend/session-volumes.js';
 import { SwarmRuntimeBackend } from '../backend/swarm-runtime-backend.js';
 import { keyedStatus } from '../test-support/agent-server-probe.js';
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
@@ -44,5 +46,35 @@ context.describe('Runtime API server on a Docker Swarm (single-node)', () => {
         filters: { label: [`${RUNTIME_LABELS.namespace}=${context.namespace}`] },
       }),
     ).toEqual([]);
+  });
+
+  it('mounts a shared named volume, which its stop leaves (only the session volume goes)', async () => {
+    const sessionId = `swarm-volume-${randomUUID()}`;
+    const name = `swarm-${randomUUID().slice(0, 8)}`;
+    const volumes = [{ type: 'volume', name, target: '/home/agent' }];
+    const started = await api('/start', { image: context.image, session_id: sessionId, volumes });
+    expect(started.status).toBe(201);
+    const { json } = await ready(sessionId);
+    const workspace = new RemoteWorkspace({
+      host: json.url,
+      workingDir: '/workspace',
+      apiKey: started.json.session_api_key,
+    });
+    try {
+      expect((await workspace.executeCommand('echo kept > /home/agent/note.txt')).exitCode).toBe(0);
+    } finally {
+      await workspace.close();
+    }
+    const engineName = sharedVolumeName(context.namespace, name);
+    expect((await context.docker.getVolume(engineName).inspect()).Labels).toEqual({
+      [RUNTIME_LABELS.namespace]: context.namespace,
+      [SHARED_VOLUME_LABEL]: name,
+    });
+    const body = { runtime_id: started.json.runtime_id };
+    expect((await api('/stop', body)).json).toEqual({ ...body, status: 'stopped' });
+    const { Volumes } = await context.docker.listVolumes({
+      filters: { label: [`${RUNTIME_LABELS.namespace}=${context.namespace}`] },
+    });
+    expect((Volumes ?? []).map(({ Name }) => Name)).toEqual([engineName]);
   });
 });

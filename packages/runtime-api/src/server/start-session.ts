@@ -9,6 +9,11 @@ import type {
 import { releaseFailedStart } from '../backend/release-failed-start.js';
 import type { BackendSession, SessionResources, SessionSpec } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
+import {
+  SESSION_VOLUMES_LABEL,
+  sessionVolumes,
+  sessionVolumesDigest,
+} from '../backend/session-volumes.js';
 import { acknowledgeSession } from './acknowledge-session.js';
 import { awaitSessionAddress } from './await-session-address.js';
 import { RetryLaterError } from './backend-http-error.js';
@@ -22,6 +27,8 @@ import {
 import type { ResolvedRuntimeApiServerOptions } from './runtime-api-server-options.js';
 import { type AllowHostsOptions, allowHostsIssues, sessionSandbox } from './session-allow-hosts.js';
 import { deriveSessionKey, sessionKeyHash } from './session-key.js';
+import { checkSameSnapshot, fromSnapshotSpec, startSnapshot } from './start-snapshot.js';
+import { type VolumeIssuesOptions, volumeIssues } from './volume-issues.js';
 
 /** `Retry-After` of a start refused at the session limit, in seconds. */
 export const SESSION_LIMIT_RETRY_AFTER_SECONDS = 10;
@@ -52,6 +59,15 @@ export interface StartOutcome {
  * client's; `fs_group` — a Kubernetes volume setting Docker has no counterpart for.
  * `image_pull_policy: Always` is refused (422): this server never pulls, the image must be on
  * the engine; `IfNotPresent` and `Never` both mean exactly that.
+ *
+ * `volumes` (ours): binds of operator-allowed host directories and the namespace's shared named
+ * volumes (`sessionVolumes`). A start with volumes never claims a warm sandbox (it runs without
+ * them), and their digest is a label: an existing session is answered again only for the same
+ * volumes, else 409 like another image.
+ *
+ * `from_snapshot` (ours): the sandbox starts from that snapshot's filesystem (`startSnapshot`:
+ * `image` must be the snapshot's); never from a warm sandbox (`warmPoolServes`), and an existing
+ * session is answered again only when started from the same snapshot, else 409.
  */
 export async function startSession(
   context: RuntimeApiContext,
@@ -59,6 +75,7 @@ export async function startSession(
 ): Promise<StartOutcome> {
   const issues = requestIssues(context.options, body);
   if (issues.length > 0) throw new HttpError(422, issues);
+  const snapshot = await startSnapshot(context, body);
   const { backend, startGate } = context;
   const call = () => ({ signal: engineCallSignal(context) });
   const sessionId = body.session_id;
@@ -75,8 +92,12 @@ export async function startSession(
       const sessions = await backend.list(call());
       const ids = new Set([...sessions.map(sessionIdOf), ...starting]);
       if (ids.size >= context.options.maxSessions) throw sessionLimitError(context.options);
-      const cold = () => backend.start(sessionSpec(context, body), call());
-      const warm = context.warmPool?.claim(sessionId, body, cold, engineCallSignal(context));
+      const cold = () =>
+        backend.start(fromSnapshotSpec(sessionSpec(context, body), snapshot), call());
+      // A warm sandbox runs without mounts: a start with volumes is always cold.
+      const warm = body.volumes?.length
+        ? undefined
+        : context.warmPool?.claim(sessionId, body, cold, engineCallSignal(context));
       return { started: startGate.track(sessionId, warm ?? cold()) };
     });
     if (step.pending) {
@@ -109,6 +130,13 @@ async function existingOutcome(
       `session ${body.session_id} already exists with another image; stop it or use another session_id`,
     );
   }
+  if (existing.labels[SESSION_VOLUMES_LABEL] !== sessionVolumesDigest(body.volumes)) {
+    throw new HttpError(
+      409,
+      `session ${body.session_id} already exists with other volumes; stop it or use another session_id`,
+    );
+  }
+  checkSameSnapshot(existing, body);
   return {
     created: false,
     session: await describe(context, await acknowledgeSession(context, existing)),
@@ -170,6 +198,7 @@ function sessionSpec(context: RuntimeApiContext, body: StartRuntimeRequestWire):
   const keyNonce = randomBytes(16).toString('hex');
   const key = deriveSessionKey(context.options.sessionKeySecret, body.session_id, keyNonce);
   const resourceFactor = body.resource_factor ?? 1;
+  const volumesDigest = sessionVolumesDigest(body.volumes);
   return {
     sessionId: body.session_id,
     runtimeId,
@@ -182,15 +211,19 @@ function sessionSpec(context: RuntimeApiContext, body: StartRuntimeRequestWire):
     resourceFactor,
     resources: scaleResources(context.options.resources, resourceFactor),
     sandbox: sessionSandbox(context.options, body.allow_hosts),
-    labels: sessionLabels({
-      namespace: context.backend.namespace,
-      sessionId: body.session_id,
-      runtimeId,
-      image: body.image,
-      resourceFactor,
-      createdAt: new Date().toISOString(),
-      keyNonce,
-    }),
+    volumes: sessionVolumes(context.backend.namespace, body.volumes),
+    labels: {
+      ...sessionLabels({
+        namespace: context.backend.namespace,
+        sessionId: body.session_id,
+        runtimeId,
+        image: body.image,
+        resourceFactor,
+        createdAt: new Date().toISOString(),
+        keyNonce,
+      }),
+      ...(volumesDigest && { [SESSION_VOLUMES_LABEL]: volumesDigest }),
+    },
   };
 }
 
@@ -206,13 +239,19 @@ export function scaleResources(base: SessionResources, factor: number): SessionR
 /**
  * What the body schema cannot judge, as FastAPI-style issues: an image outside the allowed
  * list, a reserved environment name, `image_pull_policy: Always` (this server never pulls), an
- * `allow_hosts` entry that does not parse or widens the operator's allow-list.
+ * `allow_hosts` entry that does not parse or widens the operator's allow-list, a `volumes` entry
+ * the operator does not allow or that hides the working directory (see `volumeIssues`).
  */
 export function requestIssues(
-  options: Pick<ResolvedRuntimeApiServerOptions, 'images'> & AllowHostsOptions,
+  options: Pick<ResolvedRuntimeApiServerOptions, 'images'> &
+    AllowHostsOptions &
+    VolumeIssuesOptions,
   body: StartRuntimeRequestWire,
 ): ValidationIssue[] {
-  const issues: ValidationIssue[] = allowHostsIssues(options, body.allow_hosts);
+  const issues: ValidationIssue[] = [
+    ...allowHostsIssues(options, body.allow_hosts),
+    ...volumeIssues(options, body),
+  ];
   if (!options.images.includes(body.image)) {
     issues.push({
       type: 'value_error',

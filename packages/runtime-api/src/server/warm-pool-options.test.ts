@@ -144,6 +144,10 @@ describe('warmPoolServes', () => {
     expect(warmPoolServes(entry, { ...body, resource_factor: 2 })).toBe(false);
     expect(warmPoolServes(entry, { ...body, image: OTHER })).toBe(false);
   });
+
+  it('starts cold from a snapshot: a warm sandbox holds the image files, not the snapshot ones', () => {
+    expect(warmPoolServes(entry, { ...body, from_snapshot: '0'.repeat(32) })).toBe(false);
+  });
 });
 
 describe('claim names and keys', () => {

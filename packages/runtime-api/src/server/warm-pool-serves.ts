@@ -7,7 +7,8 @@ import type { WarmPoolEntry } from './warm-pool-options.js';
  * asks for the image's own, which a pool sandbox does not promise); `run_as_user` equal to the
  * pool's `runAsUser` (both unset, or equal); no `environment` (absent or `{}`: a started
  * sandbox's environment cannot change); `resource_factor` absent or 1 (the pool's limits).
- * No `allow_hosts` of its own (a pool sandbox has the operator's allow-list, if any).
+ * No `allow_hosts` of its own (a pool sandbox has the operator's allow-list, if any), no
+ * `from_snapshot` (a pool sandbox holds its image's files, not a snapshot's).
  * `command`, `runtime_class` and `fs_group` are ignored for every start, so they do not matter.
  */
 export function warmPoolServes(entry: WarmPoolEntry, body: StartRuntimeRequestWire): boolean {
@@ -17,6 +18,7 @@ export function warmPoolServes(entry: WarmPoolEntry, body: StartRuntimeRequestWi
     (body.run_as_user ?? undefined) === entry.runAsUser &&
     Object.keys(body.environment ?? {}).length === 0 &&
     (body.resource_factor ?? 1) === 1 &&
-    body.allow_hosts === undefined
+    body.allow_hosts === undefined &&
+    body.from_snapshot === undefined
   );
 }

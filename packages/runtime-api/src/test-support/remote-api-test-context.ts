@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
 import { describe, inject } from 'vitest';
+import { RUNTIME_SNAPSHOT_LABELS } from '../backend/runtime-snapshot-labels.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
 
 /** Bound on waiting for removed services' containers to let go of their volumes. */
@@ -17,7 +18,10 @@ export interface RemoteApiTestContext {
   namespace: string;
   /** `describe`, or a loudly announced `describe.skip` without an engine. */
   describe: (name: string, factory: () => void) => void;
-  /** Removes every service, container and volume of {@link namespace}; for `afterAll`. */
+  /**
+   * Removes every service, container, snapshot image and volume of {@link namespace}; for
+   * `afterAll`.
+   */
   cleanup(): Promise<void>;
 }
 
@@ -46,6 +50,12 @@ export function remoteApiTestContext(): RemoteApiTestContext {
         containers.map(({ Id }) =>
           docker.getContainer(Id).remove({ force: true, v: true }).catch(ignore),
         ),
+      );
+      const snapshots = await docker.listImages({
+        filters: { label: [`${RUNTIME_SNAPSHOT_LABELS.namespace}=${namespace}`] },
+      });
+      await Promise.all(
+        snapshots.map(({ Id }) => docker.getImage(Id).remove({ force: true }).catch(ignore)),
       );
       // Removed services' containers go asynchronously; their volumes are free after.
       const deadline = Date.now() + VOLUME_RELEASE_TIMEOUT_MS;

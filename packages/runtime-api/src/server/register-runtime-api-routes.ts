@@ -23,6 +23,7 @@ import { backendHttpError, RetryLaterError } from './backend-http-error.js';
 import { describeSession } from './describe-session.js';
 import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.js';
 import { startSession } from './start-session.js';
+import { unstoppedSession } from './unstopped-session.js';
 
 /**
  * Route of `GET /sessions/{session_id}`: a wildcard, so that session ids longer than the
@@ -168,11 +169,7 @@ export function registerRuntimeApiRoutes(app: FastifyInstance, context: RuntimeA
       async (request, reply) =>
         answering(context, reply, async () => {
           const runtimeId = request.body.runtime_id;
-          const found = await backend.getByRuntimeId(runtimeId, call());
-          if (!found) throw new HttpError(404, `runtime ${runtimeId} not found`);
-          if (found.status === 'stopped') {
-            throw new HttpError(409, `runtime ${runtimeId} is stopped; start a new session`);
-          }
+          const found = await unstoppedSession(context, runtimeId);
           const changed = await backend[action](runtimeId, call()).catch(async (error: unknown) => {
             throw await raceOutcome(context, runtimeId, action, error);
           });

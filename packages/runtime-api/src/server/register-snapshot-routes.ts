@@ -16,6 +16,7 @@ import type { BackendSnapshot } from '../backend/runtime-snapshot-backend.js';
 import { answering } from './register-runtime-api-routes.js';
 import { engineCallSignal, type RuntimeApiContext } from './runtime-api-context.js';
 import { snapshotsOf } from './snapshots-of.js';
+import { unstoppedSession } from './unstopped-session.js';
 
 const snapshotParamsSchema = z.object({ snapshot_id: runtimeSnapshotIdSchema });
 
@@ -49,11 +50,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, context: RuntimeApi
       answering(context, reply, async () => {
         const snapshots = snapshotsOf(context);
         const runtimeId = request.body.runtime_id;
-        const found = await context.backend.getByRuntimeId(runtimeId, call());
-        if (!found) throw new HttpError(404, `runtime ${runtimeId} not found`);
-        if (found.status === 'stopped') {
-          throw new HttpError(409, `runtime ${runtimeId} is stopped; start a new session`);
-        }
+        await unstoppedSession(context, runtimeId);
         const take = async () => {
           const { maxSnapshots } = context.options;
           if ((await snapshots.list(call())).length >= maxSnapshots) {

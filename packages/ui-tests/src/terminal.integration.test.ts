@@ -118,6 +118,7 @@ describe.skipIf(skip !== undefined)('web page: terminal (real Chromium)', () => 
     await page.close();
   });
 
+  // 500 key presses, each a round trip to Chromium: slow on a loaded machine.
   it('erases a wrapped line with Backspace and walks the history with Up', async () => {
     const page = await openTerminal();
     await run(page, 'echo from-history');
@@ -135,7 +136,7 @@ describe.skipIf(skip !== undefined)('web page: terminal (real Chromium)', () => 
     await input.press('Enter');
     await waitForRow(page, 'from-history', 2);
     await page.close();
-  });
+  }, 120_000);
 
   it('renders ANSI colours', async () => {
     const page = await openTerminal();

@@ -109,7 +109,12 @@ context.describe('runtime-api: starts cut short by a dying sandbox or a killed s
       (containers) => containers.length === 0,
       { what: `the unacknowledged session ${lost} to be removed`, timeoutMs: 60_000 },
     );
-    expect(second.output).toContain(`reaped session ${lost}: no client fetched or used it`);
+    // The line is logged once the stop returns, which may be a moment after the container went.
+    await pollUntil(
+      () => Promise.resolve(second.output),
+      (output) => output.includes(`reaped session ${lost}: no client fetched or used it`),
+      { what: `the reaping of ${lost} to be logged` },
+    );
 
     // The fetched one was judged too, in a pass that began once its agent-server had been up
     // for the grace: it is still there.

@@ -213,7 +213,11 @@ export class DockerRuntimeBackend extends LabelledRuntimeBackend implements Runt
         }),
       ),
     );
-    await this.#pauses.forget(runtimeId, signal);
+    // Only a paused session has a marker (or one whose container is gone already).
+    const mayBeMarked =
+      found.length === 0 ||
+      found.some(({ info }) => info.State.Status !== 'running' || info.State.Paused);
+    if (mayBeMarked) await this.#pauses.forget(runtimeId, signal);
     return found.length > 0;
   }
 

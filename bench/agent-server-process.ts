@@ -20,11 +20,23 @@ export async function peakRssOf(pid: number): Promise<number> {
   return match ? Number(match[1]) * 1024 : Number.NaN;
 }
 
-/** Starts `agent-server --port 0` with `args` and resolves with its URL once it listens. */
+/** The bench's flag that profiles the servers it starts: `--agent-server-cpu-prof=<dir>`. */
+const CPU_PROF_FLAG = '--agent-server-cpu-prof=';
+
+/**
+ * Starts `agent-server --port 0` with `args` and resolves with its URL once it listens. Given
+ * `--agent-server-cpu-prof=<dir>` (e.g. `npx tsx bench/run-bench.ts agent
+ * --agent-server-cpu-prof=/tmp/prof`), the server runs under `node --cpu-prof` and writes its
+ * profile to `<dir>` when it exits.
+ */
 export async function startAgentServerProcess(args: string[]): Promise<AgentServerProcess> {
+  const profileDir = process.argv
+    .find((arg) => arg.startsWith(CPU_PROF_FLAG))
+    ?.slice(CPU_PROF_FLAG.length);
+  const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const child: ChildProcess = spawn(
     process.execPath,
-    [cli, '--port', '0', '--log-level', 'info', ...args],
+    [...profile, cli, '--port', '0', '--log-level', 'info', ...args],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchAgentLoop } from './agent-loop-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
+import { benchCommandThroughput } from './command-throughput-bench.js';
 import { benchDirectoryTransfer } from './directory-transfer-bench.js';
 import { benchDocker } from './docker-bench.js';
+import { benchDockerExec } from './docker-exec-bench.js';
 import { benchDockerSnapshot } from './docker-snapshot-bench.js';
 import { benchEgress } from './egress-bench.js';
 import { benchGitWorkspaces } from './git-workspaces-bench.js';
@@ -33,6 +35,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   directory: benchDirectoryTransfer,
   archive: benchWorkspaceArchive,
   docker: benchDocker,
+  'docker-exec': benchDockerExec,
   snapshot: benchDockerSnapshot,
   runtime: benchRuntimeApi,
   'runtime-pool': benchRuntimeApiPool,
@@ -44,6 +47,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   import: benchImportCost,
   secrets: benchSecretMasking,
   ui: benchUi,
+  throughput: benchCommandThroughput,
 };
 
 const selected = process.argv.slice(2).filter((name) => !name.startsWith('-'));

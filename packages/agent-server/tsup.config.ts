@@ -44,6 +44,10 @@ export function bundleOptions(outDir: string): Options {
     shims: true,
     clean: true,
     define: { AGENT_SERVER_BUNDLE: 'true' },
+    // Without comments and indentation the file is a third smaller: less to read and decode at
+    // every start (6–10 ms of ~170). Names stay (no identifier minification), so stack traces
+    // still name their functions.
+    minifyWhitespace: true,
     // `import()` of those libraries becomes `require()`: V8 drops a script's dynamic-import
     // callback when its code comes from a code cache.
     esbuildOptions: (esbuild) => {

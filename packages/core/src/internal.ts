@@ -59,6 +59,7 @@ export {
   type PackEntry,
   packDirectory,
 } from './internal/archive/pack-directory.js';
+export { removeTemporaryEntry } from './internal/archive/remove-temporary-entry.js';
 export { Backoff, type BackoffOptions } from './internal/backoff.js';
 export {
   type CopyDirectoryTreeOptions,

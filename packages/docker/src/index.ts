@@ -28,6 +28,7 @@ export {
   type ResolveAgentServerImageOptions,
   resolveAgentServerImage,
 } from './image/resolve-agent-server-image.js';
+export type { ContainerConnection } from './workspace/choose-connection.js';
 export { type CommitSnapshotOptions, commitSnapshot } from './workspace/commit-snapshot.js';
 export type { ContainerSandbox } from './workspace/container-sandbox.js';
 export {
@@ -41,6 +42,8 @@ export {
   DockerWorkspace,
 } from './workspace/docker-workspace.js';
 export {
+  DOCKER_CONNECTIONS,
+  type DockerConnection,
   type DockerMount,
   type DockerResources,
   type DockerWorkspaceOptions,

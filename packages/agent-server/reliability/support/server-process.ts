@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -305,11 +305,14 @@ export async function createScratch(name: string): Promise<Scratch> {
   };
 }
 
-/** Every temporary upload file (`.<name>.<12 hex>.part`) under `dir`, at any depth. */
-export function partFiles(dir: string): string[] {
+/**
+ * Every entry under `dir`, at any depth, that `match` picks (directories are walked either
+ * way); none while `dir` is missing, and a directory renamed meanwhile is passed over.
+ */
+export function findEntries(dir: string, match: (entry: Dirent) => boolean): string[] {
   const found: string[] = [];
   const walk = (current: string): void => {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(current, { withFileTypes: true });
     } catch {
@@ -317,12 +320,20 @@ export function partFiles(dir: string): string[] {
     }
     for (const entry of entries) {
       const full = path.join(current, entry.name);
+      if (match(entry)) found.push(full);
       if (entry.isDirectory()) walk(full);
-      else if (/^\..*\.[0-9a-f]{12}\.part$/s.test(entry.name)) found.push(full);
     }
   };
   walk(dir);
   return found;
+}
+
+/** Every temporary upload file (`.<name>.<12 hex>.part`) under `dir`, at any depth. */
+export function partFiles(dir: string): string[] {
+  return findEntries(
+    dir,
+    (entry) => !entry.isDirectory() && /^\..*\.[0-9a-f]{12}\.part$/s.test(entry.name),
+  );
 }
 
 /** Polls `check` every 50 ms until it returns true or `timeoutMs` pass; returns the last result. */

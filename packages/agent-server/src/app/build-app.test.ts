@@ -250,5 +250,29 @@ describe('buildApp', () => {
       expect(script.status).toBe(200);
       await script.arrayBuffer();
     });
+
+    it('builds the Swagger UI on the first /docs request, showing the OpenAPI document', async () => {
+      // A fresh server: its first docs requests arrive together, before anything built the UI.
+      const fresh = await startTestServer();
+      try {
+        const [spec, page, document] = await Promise.all([
+          fetch(`${fresh.url}/docs/json`),
+          fetch(`${fresh.url}/docs/`),
+          fetch(`${fresh.url}/openapi.json`),
+        ]);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('swagger-ui');
+        expect(spec.status).toBe(200);
+        const shown = (await spec.json()) as { paths: Record<string, unknown> };
+        const served = (await document.json()) as { paths: Record<string, unknown> };
+        expect(Object.keys(shown.paths).sort()).toEqual(Object.keys(served.paths).sort());
+        expect(Object.keys(served.paths)).not.toContain('/docs');
+        const missing = await fetch(`${fresh.url}/docs/static/no-such-file.js`);
+        expect(missing.status).toBe(404);
+        expect(await missing.json()).toEqual({ detail: 'Not Found' });
+      } finally {
+        await fresh.close();
+      }
+    });
   });
 });

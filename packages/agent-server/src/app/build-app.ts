@@ -7,7 +7,6 @@ import {
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import websocket from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
@@ -42,6 +41,7 @@ import { VERSION } from '../version.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { requireInitialized } from './deferred-init.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
+import { registerLazySwaggerUi } from './lazy-swagger-ui.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
@@ -137,8 +137,12 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
     },
     transform: jsonSchemaTransform,
   });
-  const baseDir = swaggerUiBaseDir();
-  await app.register(swaggerUi, { routePrefix: '/docs', ...(baseDir ? { baseDir } : {}) });
+  // Built on the first /docs request: nothing of swagger-ui runs before the server listens.
+  registerLazySwaggerUi(app, {
+    routePrefix: '/docs',
+    document: () => app.swagger(),
+    baseDir: swaggerUiBaseDir(),
+  });
 
   const bodyLimits = {
     idleMs: options.bodyIdleTimeoutSeconds * 1000,

@@ -58,30 +58,27 @@ export async function describeConversation(
   record: ConversationRecord,
   { statsRecords = true }: DescribeConversationOptions = {},
 ): Promise<ConversationInfoWire> {
-  const info = await describeWithRecords(record);
-  return statsRecords || info.stats === undefined
-    ? info
-    : { ...info, stats: withoutRecords(info.stats) };
-}
-
-async function describeWithRecords(record: ConversationRecord): Promise<ConversationInfoWire> {
-  if (record.loaded !== undefined) return heldConversationInfo(record.loaded);
-  const { agent, stats, confirmation } = await persistedState(record);
+  if (record.loaded !== undefined) return heldConversationInfo(record.loaded, { statsRecords });
+  const { agent, stats: persisted, confirmation } = await persistedState(record);
+  const stats = statsRecords ? persisted : withoutRecords(persisted);
   return {
     ...conversationInfo(record, conversationStatus(record), agent, stats),
     ...confirmationInfo(confirmation),
   };
 }
 
-/** The info of a loaded conversation. */
-export function heldConversationInfo(held: HeldConversation): ConversationInfoWire {
+/** The info of a loaded conversation (`statsRecords` as in {@link describeConversation}). */
+export function heldConversationInfo(
+  held: HeldConversation,
+  { statsRecords = true }: DescribeConversationOptions = {},
+): ConversationInfoWire {
   const { record } = held;
   return {
     ...conversationInfo(
       record,
       conversationStatus(record),
       redactedAgent(held.conversation.agent),
-      held.conversation.stats(),
+      held.conversation.stats({ records: statsRecords }),
     ),
     ...confirmationInfo(held.conversation.confirmation),
   };
@@ -90,10 +87,7 @@ export function heldConversationInfo(held: HeldConversation): ConversationInfoWi
 /** A `ConversationStateUpdateEvent` with `key: "full_state"` carrying the conversation's info. */
 export function fullState(held: HeldConversation): ConversationEventWire {
   // Stats as snapshots (no per-call records), as OpenHands sends them over the socket.
-  return fullStateEvent({
-    ...heldConversationInfo(held),
-    stats: withoutRecords(held.conversation.stats()),
-  });
+  return fullStateEvent(heldConversationInfo(held, { statsRecords: false }));
 }
 
 /** The persisted agent (no API key), stats and confirmation settings of an unloaded one. */

@@ -115,7 +115,7 @@ function walkTrajectory(root: DirectoryHandle): TrajectoryEntry[] {
     const parts = queue.shift() as string[];
     let directory: DirectoryHandle;
     try {
-      directory = openBelow(root, parts);
+      directory = root.openDescendant(parts);
     } catch {
       continue; // Gone or swapped for a link since it was listed: left out.
     }
@@ -148,22 +148,6 @@ function walkTrajectory(root: DirectoryHandle): TrajectoryEntry[] {
   return entries.sort((a, b) => compareParts(a.parts, b.parts));
 }
 
-/** Opens the directory `parts` below `root`, no link followed on the way. */
-function openBelow(root: DirectoryHandle, parts: readonly string[]): DirectoryHandle {
-  let here = root.openChild('.');
-  try {
-    for (const part of parts) {
-      const next = here.openChild(part);
-      here.close();
-      here = next;
-    }
-    return here;
-  } catch (error) {
-    here.close();
-    throw error;
-  }
-}
-
 /** The bytes of the file `parts`, redacted when it is JSON; empty when it is gone or no file. */
 function openEntry(
   root: DirectoryHandle,
@@ -172,7 +156,7 @@ function openEntry(
 ): Readable {
   const name = parts[parts.length - 1] as string;
   let fd: number;
-  const parent = openBelow(root, parts.slice(0, -1));
+  const parent = root.openDescendant(parts.slice(0, -1));
   try {
     fd = openSync(parent.child(name), FILE_FLAGS);
   } catch {

@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { truncate, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 
 /** What a raw HTTP/1.1 GET saw: the declared length, the body bytes and whether it closed. */
@@ -13,8 +13,9 @@ interface RawDownload {
 }
 
 /**
- * GETs `target` on a kept-alive connection, calling `onFirstBytes` once body bytes arrived, and
- * resolves when the server closes the connection or the whole declared body came.
+ * GETs `target` on a kept-alive connection, calling `onFirstBytes` once body bytes arrived (the
+ * client hangs up when it rejects), and resolves when the server closes the connection or the
+ * whole declared body came.
  */
 function rawDownload(t: TestServer, target: string, onFirstBytes: () => Promise<void>) {
   return new Promise<RawDownload>((resolve, reject) => {
@@ -45,13 +46,88 @@ function rawDownload(t: TestServer, target: string, onFirstBytes: () => Promise<
       } else if (!notified && bodyBytes > 0) {
         notified = true;
         socket.pause();
-        void onFirstBytes().then(() => socket.resume(), reject);
+        void onFirstBytes().then(
+          () => socket.resume(),
+          (error: unknown) => {
+            // The client goes away.
+            socket.destroy();
+            reject(error);
+          },
+        );
       }
     });
     socket.on('end', () => resolve({ contentLength, bodyBytes, closedByServer: true }));
     socket.on('error', reject);
   });
 }
+
+/** How many descriptors of this process (the server runs in it) have `file` open. */
+function openCount(file: string): number {
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === file) count += 1;
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return count;
+}
+
+describe('GET /api/file/download sent by hand', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ allowCorsOrigins: ['https://app.example.com'] });
+  });
+  afterAll(() => t.close());
+
+  it('keeps the headers hooks set (CORS) and sends every byte', async () => {
+    const file = path.join(t.dir, 'cors.bin');
+    const content = Buffer.alloc(600 * 1024 + 3, 7);
+    await writeFile(file, content);
+    const response = await fetch(
+      `${t.url}/api/file/download?${new URLSearchParams({ path: file })}`,
+      {
+        headers: { origin: 'https://app.example.com' },
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(response.headers.get('content-length')).toBe(String(content.length));
+    expect(Buffer.from(await response.arrayBuffer()).equals(content)).toBe(true);
+    await vi.waitFor(() => expect(openCount(file)).toBe(0));
+  });
+
+  it('answers HEAD with the headers alone and closes the file', async () => {
+    const file = path.join(t.dir, 'head.bin');
+    await writeFile(file, Buffer.alloc(1024, 1));
+    const response = await fetch(
+      `${t.url}/api/file/download?${new URLSearchParams({ path: file })}`,
+      {
+        method: 'HEAD',
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe('1024');
+    expect(response.headers.get('content-disposition')).toContain('head.bin');
+    expect(await response.text()).toBe('');
+    await vi.waitFor(() => expect(openCount(file)).toBe(0));
+  });
+
+  it('closes the file when the client goes away mid-download', async () => {
+    const file = path.join(t.dir, 'abandoned.bin');
+    await writeFile(file, Buffer.alloc(32 * 1024 * 1024, 2));
+    let seenOpen = 0;
+    const seen = await rawDownload(t, file, async () => {
+      seenOpen = openCount(file);
+      throw new Error('gone');
+    }).catch((error: Error) => error.message);
+    expect(seen).toBe('gone');
+    expect(seenOpen).toBe(1);
+    await vi.waitFor(() => expect(openCount(file)).toBe(0));
+    expect((await fetch(`${t.url}/alive`)).status).toBe(200);
+  });
+});
 
 describe('GET /api/file/download of a file that changes size', () => {
   let t: TestServer;

@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { Readable } from 'node:stream';
+import { close, read } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { openRegularFile, type PathWalker } from '@agent-workspace/core/internal';
 import { pathHttpError } from './path-http-error.js';
 
@@ -8,13 +8,18 @@ const READ_CHUNK_BYTES = 256 * 1024;
 
 /** A file opened for download. */
 export interface Download {
-  /**
-   * Its bytes, read lazily; destroying the stream closes the file. It ends with an error when
-   * the file shrank below `size` meanwhile, so the response is cut rather than short.
-   */
-  stream: Readable;
-  /** Its size in bytes when opened; the stream never yields more. */
+  /** Its size in bytes when opened; never more is sent. */
   size: number;
+  /**
+   * Writes its bytes to `output` (not ended) and closes the file. Two read buffers are reused
+   * for the whole file, each refilled only once `output` has flushed it, so memory stays at two
+   * chunks and the garbage collector has nothing to do. Rejects, sending no more, when `output`
+   * fails or closes, and when the file shrank below `size` meanwhile, so that the caller cuts
+   * the response rather than sending it short.
+   */
+  sendTo(output: Writable): Promise<void>;
+  /** Closes the file without sending it (e.g. for `HEAD`). Idempotent. */
+  close(): void;
 }
 
 /**
@@ -30,28 +35,77 @@ export function openDownload(paths: PathWalker, input: string): Download {
     throw pathHttpError(error, 'download');
   }
   const { fd, stats } = opened;
-  const size = stats.size;
-  if (size === 0) {
-    createReadStream('', { fd }).destroy();
-    return { stream: Readable.from([]), size: 0 };
-  }
-  // `end` caps the stream at the size announced in Content-Length, should the file grow.
-  // A numeric fd keeps the callback read path, markedly faster than FileHandle's promise reads.
-  const file = createReadStream('', {
-    fd,
-    start: 0,
-    end: size - 1,
-    highWaterMark: READ_CHUNK_BYTES,
-  });
-  return { stream: Readable.from(exactly(file, size), { objectMode: false }), size };
+  let closed = false;
+  const closeFile = () => {
+    if (closed) return;
+    closed = true;
+    close(fd, () => {});
+  };
+  return {
+    size: stats.size,
+    async sendTo(output) {
+      try {
+        await sendFile(fd, stats.size, output);
+      } finally {
+        closeFile();
+      }
+    },
+    close: closeFile,
+  };
 }
 
-/** The chunks of `source`, failing at its end if it gave fewer than `size` bytes. */
-async function* exactly(source: Readable, size: number): AsyncGenerator<Buffer> {
-  let sent = 0;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    sent += chunk.length;
-    yield chunk;
+/**
+ * Copies `size` bytes of `fd` to `output` through two reused buffers: one is read into while
+ * the other is being written (a numeric descriptor keeps the callback read path, markedly
+ * faster than `FileHandle`'s promise reads).
+ */
+async function sendFile(fd: number, size: number, output: Writable): Promise<void> {
+  if (size === 0) return;
+  const chunkBytes = Math.min(READ_CHUNK_BYTES, size);
+  const buffers = [Buffer.allocUnsafeSlow(chunkBytes), Buffer.allocUnsafeSlow(chunkBytes)];
+  const writes: (Promise<void> | undefined)[] = [undefined, undefined];
+  let position = 0;
+  let index = 0;
+  while (position < size) {
+    // This buffer is free again once the write that last used it was flushed.
+    await writes[index];
+    const buffer = buffers[index]!;
+    const length = await readAt(fd, buffer, Math.min(chunkBytes, size - position), position);
+    if (length === 0) {
+      throw new Error(`the file shrank to ${position} of ${size} bytes while being sent`);
+    }
+    position += length;
+    const write = writeChunk(output, buffer.subarray(0, length));
+    // Handled now, awaited later: failing while the other write is awaited is no crash (the
+    // caller cuts the response on any failure, which fails a write still pending).
+    write.catch(() => {});
+    writes[index] = write;
+    index = 1 - index;
   }
-  if (sent < size) throw new Error(`the file shrank to ${sent} of ${size} bytes while being sent`);
+  await Promise.all(writes);
+}
+
+function readAt(fd: number, buffer: Buffer, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    read(fd, buffer, 0, length, position, (error, bytesRead) =>
+      error ? reject(error) : resolve(bytesRead),
+    );
+  });
+}
+
+/** Writes `chunk`; resolves once `output` flushed it, rejects when `output` fails or closes. */
+function writeChunk(output: Writable, chunk: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (output.destroyed) {
+      reject(new Error('the connection closed'));
+      return;
+    }
+    const onClose = () => reject(new Error('the connection closed'));
+    output.once('close', onClose);
+    output.write(chunk, (error) => {
+      output.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    });
+  });
 }

@@ -147,6 +147,16 @@ describe('conversation routes', () => {
     expect(patched.json).toEqual({ success: true });
     const info = await api(t.url, 'GET', conversationPath(R.conversation, conversationId));
     expect(info.json.title).toBe('renamed');
+    // The batch answer has the stats' totals only; the conversation's own, its per-call records.
+    type Metrics = { token_usages: unknown[]; accumulated_token_usage: unknown };
+    const totals = Object.entries(batch.json[0].stats.usage_to_metrics as Record<string, Metrics>);
+    expect(totals.length).toBeGreaterThan(0);
+    for (const [usageId, metrics] of totals) {
+      const full = (info.json.stats.usage_to_metrics as Record<string, Metrics>)[usageId]!;
+      expect(metrics.token_usages).toEqual([]);
+      expect(full.token_usages.length).toBeGreaterThan(0);
+      expect(metrics.accumulated_token_usage).toEqual(full.accumulated_token_usage);
+    }
 
     const deleted = await api(t.url, 'DELETE', conversationPath(R.conversation, conversationId));
     expect(deleted.json).toEqual({ success: true });

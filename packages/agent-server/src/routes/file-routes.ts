@@ -81,12 +81,28 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
     async (request, reply) => {
       context.touch();
       const input = requireAbsolutePath(request.query.path);
-      const { stream, size } = openDownload(context.paths, input);
-      return reply
-        .type('application/octet-stream')
-        .header('content-disposition', contentDisposition(path.basename(input)))
-        .header('content-length', size)
-        .send(stream);
+      const download = openDownload(context.paths, input);
+      // Sent by hand (with the headers hooks set), so the file's read buffers can be reused.
+      reply.hijack();
+      const response = reply.raw;
+      try {
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined) response.setHeader(name, value);
+        }
+        response.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': contentDisposition(path.basename(input)),
+          'content-length': download.size,
+        });
+        if (request.method !== 'HEAD') await download.sendTo(response);
+        response.end();
+      } catch (error) {
+        // Cut, never short: the client sees fewer bytes than announced.
+        request.log.debug({ err: error }, 'download cut');
+        response.destroy();
+      } finally {
+        download.close();
+      }
     },
   );
 }

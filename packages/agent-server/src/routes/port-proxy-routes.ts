@@ -3,10 +3,10 @@ import {
   PORT_PROXY_HEADERS_TIMEOUT_MS,
   PORT_PROXY_ROUTE_PREFIX,
 } from '@agent-workspace/protocol/constants';
-import replyFrom from '@fastify/reply-from';
 import type { WebSocket as ClientSocket } from '@fastify/websocket';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
+import { handToLazyApp } from '../app/hand-to-lazy-app.js';
 import { HttpError } from '../app/http-error.js';
 import { SESSION_KEY_HEADER_NAME } from '../app/session-auth.js';
 
@@ -24,28 +24,19 @@ interface ProxyTarget {
  * upgrade there is joined to one on the same address. The session key is asked for like on
  * every `/api` route and removed before the request goes on; `Host` becomes the proxied
  * address. 422 names `port` outside 1–65535, 403 refuses this server's own port, 502 says
- * nothing answers there (a sandbox without network has its own loopback).
+ * nothing answers there (a sandbox without network has its own loopback). reply-from and its
+ * HTTP client are loaded on the first proxied request (see `handToLazyApp`), not at start-up.
  */
 export async function registerPortProxyRoutes(scope: FastifyInstance): Promise<void> {
   await scope.register(async (proxy) => {
-    await proxy.register(replyFrom, {
-      undici: { headersTimeout: PORT_PROXY_HEADERS_TIMEOUT_MS, bodyTimeout: 0 },
-    });
-    // Bodies pass through unread.
-    proxy.removeAllContentTypeParsers();
-    proxy.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    const forward = (request: FastifyRequest, reply: FastifyReply) => {
-      const target = proxyTarget(request);
-      return reply.from(`http://127.0.0.1:${target.port}${target.path}`, {
-        rewriteRequestHeaders: (_original, headers) => forwardedHeaders(headers, target.port),
-        onError: (failed, { error }) => {
-          failed.code(502).send({
-            detail: `nothing answers on port ${target.port} inside the sandbox (${(error as Error).message})`,
-          });
-        },
-      });
+    passBodiesThrough(proxy);
+    const handOn = handToLazyApp({ owner: proxy, build: buildForwarder });
+    const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+      // Refused here, in the owner's error envelope, before anything is loaded.
+      proxyTarget(request);
+      await handOn(request, reply);
     };
-    for (const url of [`${PORT_PROXY_ROUTE_PREFIX}/:port`, `${PORT_PROXY_ROUTE_PREFIX}/:port/*`]) {
+    for (const url of PROXY_URLS) {
       // A websocket upgrade is a GET: the same route joins it.
       proxy.route({
         method: 'GET',
@@ -56,14 +47,44 @@ export async function registerPortProxyRoutes(scope: FastifyInstance): Promise<v
           joinWebSocket(client, request, proxyTarget(request));
         },
       });
-      proxy.route({
-        method: ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'],
-        url,
-        schema: { hide: true },
-        handler: forward,
-      });
+      proxy.route({ method: OTHER_METHODS, url, schema: { hide: true }, handler: forward });
     }
   });
+}
+
+const PROXY_URLS = [`${PORT_PROXY_ROUTE_PREFIX}/:port`, `${PORT_PROXY_ROUTE_PREFIX}/:port/*`];
+const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+
+/** Bodies pass through unread. */
+function passBodiesThrough(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+}
+
+/** The app that streams proxied requests with reply-from, built on the first one. */
+async function buildForwarder(): Promise<FastifyInstance> {
+  const { default: replyFrom } = await import('@fastify/reply-from');
+  const app = Fastify({ logger: false });
+  await app.register(replyFrom, {
+    undici: { headersTimeout: PORT_PROXY_HEADERS_TIMEOUT_MS, bodyTimeout: 0 },
+  });
+  passBodiesThrough(app);
+  const forward = (request: FastifyRequest, reply: FastifyReply) => {
+    const target = proxyTarget(request);
+    return reply.from(`http://127.0.0.1:${target.port}${target.path}`, {
+      rewriteRequestHeaders: (_original, headers) => forwardedHeaders(headers, target.port),
+      onError: (failed, { error }) => {
+        failed.code(502).send({
+          detail: `nothing answers on port ${target.port} inside the sandbox (${(error as Error).message})`,
+        });
+      },
+    });
+  };
+  for (const url of PROXY_URLS) {
+    app.route({ method: ['GET', ...OTHER_METHODS], url, handler: forward });
+  }
+  await app.ready();
+  return app;
 }
 
 /** The port and path of a proxied request; throws the 422 / 403 of a port it refuses. */

@@ -16,7 +16,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
-import { TEMPORARY_FILE_PATTERN } from '@agent-workspace/core/internal';
+import { removeTemporaryEntry } from '@agent-workspace/core/internal';
 import { endProcesses } from './end-processes.js';
 import { findMarkedProcesses } from './find-marked-processes.js';
 import { type InstanceIdentity, isSameInstanceAlive, thisInstance } from './instance-identity.js';
@@ -33,7 +33,7 @@ export interface SweepReport {
   instances: number;
   /** Their leftover processes, ended. */
   processes: number;
-  /** Their temporary upload files, removed. */
+  /** Their temporary upload files and staged extraction directories, removed. */
   temporaryFiles: number;
   /** Their private directories (`<id>.d`, the plugins' files), removed. */
   privateDirectories: number;
@@ -225,12 +225,16 @@ function readJournal(file: string): { identity?: InstanceIdentity; temporaryFile
   return { ...(identity && { identity }), temporaryFiles };
 }
 
-/** Removes a temporary upload file (only a name `writeStreamAtomic` gives); true if it was there. */
+/**
+ * Removes a temporary upload file or a staged extraction directory (`.archive.<hex>.part`, with
+ * what it holds) named in a journal; true if it was there. Only a temporary name is touched, and
+ * no link is followed, not even one swapped in for a parent meanwhile (`removeTemporaryEntry`
+ * opens each component relative to the descriptor of the one before). Another sweeper removing
+ * the same entry at once is fine; an entry that cannot be removed is left for the next sweep.
+ */
 function removeTemporaryFile(file: string): boolean {
-  if (!path.isAbsolute(file) || !TEMPORARY_FILE_PATTERN.test(path.basename(file))) return false;
   try {
-    unlinkSync(file);
-    return true;
+    return removeTemporaryEntry(file);
   } catch {
     return false;
   }

@@ -70,6 +70,26 @@ export class DirectoryHandle {
     return DirectoryHandle.open(this.child(name));
   }
 
+  /**
+   * Opens the directory `parts` below this one, one entry at a time like {@link openChild} (no
+   * link followed on the way); no parts gives a second handle of this directory. This handle
+   * stays open; the caller closes the new one.
+   */
+  openDescendant(parts: readonly string[]): DirectoryHandle {
+    let here = this.openChild('.');
+    try {
+      for (const part of parts) {
+        const next = here.openChild(part);
+        here.close();
+        here = next;
+      }
+      return here;
+    } catch (error) {
+      here.close();
+      throw error;
+    }
+  }
+
   /** The target of `name` when it is a symbolic link; `undefined` when it is anything else. */
   readLink(name: string): string | undefined {
     try {

@@ -93,6 +93,25 @@ export function startLocalCommand(options: StartLocalCommandOptions): LocalComma
   return controls ? { ...controls, result } : unstartedHandle(result);
 }
 
+/** The OOM-kill count read in flight, shared by the commands that start while it runs. */
+let oomKillsRead: Promise<number | undefined> | undefined;
+
+/**
+ * {@link readOomKills} for a command about to start: a read that is still running began before
+ * this command, so its count is as good a "before" as a new one, and commands started together
+ * (a burst of them) share one read.
+ */
+function oomKillsSoFar(): Promise<number | undefined> {
+  if (oomKillsRead) return oomKillsRead;
+  const read = readOomKills();
+  oomKillsRead = read;
+  const done = (): void => {
+    if (oomKillsRead === read) oomKillsRead = undefined;
+  };
+  read.then(done, done);
+  return read;
+}
+
 /** Handle methods of a running command, without `result`. */
 type HandleControls = Omit<LocalCommandHandle, 'result'>;
 
@@ -105,7 +124,7 @@ function run(
   const { command, signal } = options;
   const startedAt = performance.now();
   // Read now, compared only if the command ends with a kill (so an OOM kill can be told apart).
-  const oomKillsBefore = readOomKills();
+  const oomKillsBefore = oomKillsSoFar();
   const stdout = new OutputCapture(options.maxOutputBytes, options.onStdout);
   const stderr = new OutputCapture(options.maxOutputBytes, options.onStderr);
   const child = spawnChild({

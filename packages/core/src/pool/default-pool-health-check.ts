@@ -6,8 +6,8 @@ import type { PooledWorkspaceHookOptions } from './workspace-pool-options.js';
 
 /**
  * The health check a pool uses without its own: false once the workspace is `closed`; else the
- * workspace's `alive()` when it has one (a sandbox workspace: started, not paused, and its
- * agent-server answers `/health` — a killed container fails it); else true.
+ * workspace's `alive()` when it has one (a sandbox workspace: started, not paused, not gone,
+ * and its agent-server answers `/health` — a killed container fails it); else true.
  */
 export async function defaultPoolHealthCheck(
   workspace: Workspace,

@@ -1,10 +1,14 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import { type Dispatcher, Pool } from 'undici';
+import { finished } from 'node:stream/promises';
+import type { Dispatcher, Pool } from 'undici';
 import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { errorDetail, truncateDetail } from './error-detail.js';
 import { httpStatusError, type StatusErrorCode } from './http-status-error.js';
+import { type StreamedResponse, sendStreamedRequest } from './send-streamed-request.js';
 import { transportError } from './transport-error.js';
 
 /** Shortest key redacted from error bodies (see {@link HttpServerClient}). */
@@ -89,9 +93,18 @@ export class HttpServerClient {
   readonly host: string;
   readonly #basePath: string;
   readonly #peer: string;
-  readonly #pool: Pool;
+  /** The undici pool of {@link send}, loaded and made on first use. */
+  #pool: Promise<Pool> | undefined;
   readonly #key: HttpServerKey;
   readonly #statusCodes: Readonly<Record<number, StatusErrorCode>> | undefined;
+  readonly #origin: string;
+  readonly #timeouts: { requestMs: number; connectMs: number };
+  readonly #maxConnections: number;
+  /** Keep-alive agent of {@link sendStreamed}, made on first use. */
+  #agent: HttpAgent | undefined;
+  /** Bodies of {@link sendStreamed} still being read, done when they are. */
+  readonly #streaming = new Set<Promise<void>>();
+  #closed = false;
 
   constructor(options: HttpServerClientOptions) {
     this.host = `${options.origin}${options.basePath}`;
@@ -99,12 +112,9 @@ export class HttpServerClient {
     this.#peer = options.peer;
     this.#key = { ...options.key };
     this.#statusCodes = options.statusCodes;
-    this.#pool = new Pool(options.origin, {
-      connections: options.maxConnections,
-      connect: { timeout: options.connectTimeoutMs },
-      headersTimeout: options.requestTimeoutMs,
-      bodyTimeout: options.requestTimeoutMs,
-    });
+    this.#origin = options.origin;
+    this.#timeouts = { requestMs: options.requestTimeoutMs, connectMs: options.connectTimeoutMs };
+    this.#maxConnections = options.maxConnections;
   }
 
   /** Sends a request and returns the response with its body unread. */
@@ -123,7 +133,8 @@ export class HttpServerClient {
       body = JSON.stringify(request.json);
     }
     try {
-      return await this.#pool.request({
+      const pool = await this.#openPool(request);
+      return await pool.request({
         method: request.method,
         path: `${this.#basePath}${request.path}${query}`,
         headers,
@@ -138,6 +149,72 @@ export class HttpServerClient {
     }
   }
 
+  /**
+   * Sends a `GET`, or a `POST` with a `raw` body, with `node:http` (same key, timeouts and
+   * errors as {@link send}) and returns the response with its body unread: for file transfers,
+   * which Node's HTTP client streams with less copying and memory than undici (see
+   * `sendStreamedRequest`). Read a reply with {@link read}.
+   */
+  async sendStreamed(
+    request: HttpServerRequest & { method: 'GET' | 'POST' },
+  ): Promise<StreamedResponse> {
+    if (request.json !== undefined) throw new TypeError('sendStreamed sends raw bodies only');
+    const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
+    const headers: Record<string, string> = {};
+    if (this.#key.value) headers[this.#key.header] = this.#key.value;
+    if (request.raw !== undefined) {
+      headers['content-type'] = request.raw.contentType;
+      if (request.raw.length !== undefined) headers['content-length'] = String(request.raw.length);
+    }
+    const url = new URL(`${this.#basePath}${request.path}${query}`, this.#origin);
+    if (this.#closed) throw this.failureOf(closedError(), request);
+    this.#agent ??= new (url.protocol === 'https:' ? HttpsAgent : HttpAgent)({
+      keepAlive: true,
+      maxSockets: this.#maxConnections,
+    });
+    // `close` waits until the response came and its body was read (or dropped).
+    const sent = sendStreamedRequest({
+      url,
+      method: request.method,
+      headers,
+      body: request.raw?.body,
+      agent: this.#agent,
+      connectTimeoutMs: this.#timeouts.connectMs,
+      idleTimeoutMs: request.headersTimeoutMs ?? this.#timeouts.requestMs,
+      signal: request.signal,
+    });
+    const done: Promise<void> = sent
+      .then((response) => finished(response.body))
+      .then(
+        () => void this.#streaming.delete(done),
+        () => void this.#streaming.delete(done),
+      );
+    this.#streaming.add(done);
+    try {
+      return await sent;
+    } catch (error) {
+      throw this.failureOf(error, request);
+    }
+  }
+
+  /**
+   * The undici pool, made on first use: a client that only streams downloads never loads undici
+   * (a few tens of MB and ms). Throws the failure of a closed client.
+   */
+  #openPool(request: HttpServerRequest): Promise<Pool> {
+    if (this.#pool === undefined && this.#closed) throw this.failureOf(closedError(), request);
+    this.#pool ??= import('undici').then(
+      ({ Pool }) =>
+        new Pool(this.#origin, {
+          connections: this.#maxConnections,
+          connect: { timeout: this.#timeouts.connectMs },
+          headersTimeout: this.#timeouts.requestMs,
+          bodyTimeout: this.#timeouts.requestMs,
+        }),
+    );
+    return this.#pool;
+  }
+
   /** Sends a request and reads the whole body. */
   async call(request: HttpServerRequest): Promise<HttpServerReply> {
     return this.read(await this.send(request), request);
@@ -145,12 +222,13 @@ export class HttpServerClient {
 
   /** Reads the whole body of a response to `request`. */
   async read(
-    response: Dispatcher.ResponseData,
+    response: Dispatcher.ResponseData | StreamedResponse,
     request: HttpServerRequest,
   ): Promise<HttpServerReply> {
     let text: string;
     try {
-      text = await response.body.text();
+      const { body } = response;
+      text = 'text' in body ? await body.text() : await readText(body);
     } catch (error) {
       throw this.failureOf(error, request);
     }
@@ -234,9 +312,13 @@ export class HttpServerClient {
     });
   }
 
-  /** Closes the pool (in-flight requests finish first). Idempotent. */
+  /** Closes the pool and the streaming agent (in-flight requests finish first). Idempotent. */
   async close(): Promise<void> {
-    if (!this.#pool.closed) await this.#pool.close();
+    this.#closed = true;
+    await Promise.all(this.#streaming);
+    this.#agent?.destroy();
+    const pool = await this.#pool;
+    if (pool && !pool.closed) await pool.close();
   }
 
   /**
@@ -248,6 +330,18 @@ export class HttpServerClient {
     if (key === undefined || key.length < MIN_REDACTED_KEY_LENGTH) return text;
     return text.split(key).join(`[${this.#key.name}]`);
   }
+}
+
+/** What undici throws for a request on a closed pool, for a client closed before any. */
+function closedError(): Error {
+  return Object.assign(new Error('client closed'), { code: 'UND_ERR_CLOSED' });
+}
+
+/** The whole of `body` as UTF-8 text. */
+async function readText(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** `METHOD /path`, as messages name an operation. */

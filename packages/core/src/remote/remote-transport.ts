@@ -34,7 +34,7 @@ import { createRemoteDirectory } from './create-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { downloadWorkspaceArchive } from './download-workspace-archive.js';
 import { ExecConnection } from './exec-connection.js';
-import { type PortForwarderOptions, startPortForwarder } from './port-forwarder.js';
+import type { PortForwarderOptions } from './port-forwarder.js';
 import { executeRemoteAction } from './remote-actions.js';
 import { RemoteGitQueries } from './remote-git-queries.js';
 import { initializeRemote, remoteInitState } from './remote-init.js';
@@ -155,6 +155,8 @@ export class RemoteTransport {
         message: `the agent-server does not offer its port proxy (capability ${PORT_PROXY_CAPABILITY})`,
       });
     }
+    // Loaded here: it brings undici and ws, which file transfers do not need.
+    const { startPortForwarder } = await import('./port-forwarder.js');
     return startPortForwarder(options);
   }
 

@@ -72,7 +72,7 @@ export async function uploadRemoteFile({
   } catch (error) {
     return failed(describeCopyError(error, 'read-source', { sourcePath, destinationPath }));
   }
-  const request: AgentServerRequest = {
+  const request: AgentServerRequest & { method: 'POST' } = {
     method: 'POST',
     path: AGENT_SERVER_ROUTES.fileUpload,
     query: { path: destinationPath },
@@ -81,7 +81,8 @@ export async function uploadRemoteFile({
   };
   let reply: AgentServerReply;
   try {
-    reply = await client.call(request);
+    // Node's HTTP client: a client that only transfers files never loads undici.
+    reply = await client.read(await client.sendStreamed(request), request);
   } finally {
     // Closes the file when the server answered before reading it all (or not at all).
     body.stream.destroy();

@@ -75,10 +75,23 @@ export class SandboxLifecycle {
     return this.#starting;
   }
 
-  /** True when ready and the agent-server answers `/health`. */
+  /**
+   * True when ready, the agent-server answers `/health` and the sandbox is not gone: a dead
+   * sandbox's address may already serve another one's server (Docker gives a freed bridge
+   * address or host port to the next container), whose `/health` answers too. A gone sandbox
+   * is marked exited, so what follows fails with `SANDBOX_EXITED`.
+   */
   async alive(): Promise<boolean> {
     if (this.#status !== 'ready' || !this.#remote) return false;
-    return this.#remote.alive();
+    const [answers, state] = await Promise.all([
+      this.#remote.alive(),
+      readSandboxState(this.#driver),
+    ]);
+    if (state && isSandboxGone(state)) {
+      await this.#markExited(state, undefined);
+      return false;
+    }
+    return answers;
   }
 
   /** Runs an operation on the inner client, explaining a transport failure by the sandbox's fate. */
@@ -197,6 +210,12 @@ export class SandboxLifecycle {
       const endpoint = await this.#releaser.track(this.#driver.startSandbox({ signal }), signal);
       this.#connect(endpoint);
       step = 'waiting for its agent-server to answer /health';
+      // Once the server says it listens, its capabilities and the exec socket are asked for
+      // beside the /health probe, not after it; the `prepare()` below joins what is in flight.
+      endpoint.ready?.then(
+        () => this.#remote?.prepare(),
+        () => {},
+      );
       const outcome = await this.#waitUntilAlive(signal, endpoint.ready);
       if (outcome.alive) {
         // The server's capabilities (what the workspace declares) and the exec socket the first

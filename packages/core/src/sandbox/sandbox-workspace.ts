@@ -129,7 +129,10 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
     return this.#lifecycle.start(options.signal);
   }
 
-  /** True when started, not paused, and the agent-server answers `/health`; never throws for that. */
+  /**
+   * True when started, not paused, the sandbox is not gone (its state is read beside the probe)
+   * and the agent-server answers `/health`; never throws for that.
+   */
   async alive(): Promise<boolean> {
     this.assertOpen();
     return this.#lifecycle.alive();

@@ -76,10 +76,16 @@ export type BuildContainerSpecOptions = {
   labels: Record<string, string>;
   /** The environment to read `forwardEnv` from. */
   environment: NodeJS.ProcessEnv;
+  /**
+   * Publish the ports on `publishAddress`; `false` when the container is reached at its own
+   * network address (see `DockerWorkspaceOptions.connect`). @default true
+   */
+  publishPorts?: boolean | undefined;
 } & ContainerSessionKey;
 
 /**
- * The body of `POST /containers/create`: every port published on `publishAddress` with
+ * The body of `POST /containers/create`: every port exposed, and unless `publishPorts` is
+ * false published on `publishAddress` with
  * `HostPort: ''` so Docker picks a free one when it binds (no check-then-bind race), the
  * session key (or its hash) in the environment, an init process, mounts, network, extra
  * `/etc/hosts` entries and limits; with `sandbox`, the agent-server's sandbox flags after
@@ -89,6 +95,7 @@ export function buildContainerSpec({
   options,
   labels,
   environment,
+  publishPorts = true,
   ...sessionKey
 }: BuildContainerSpecOptions): Docker.ContainerCreateOptions {
   const ports = [AGENT_SERVER_PORT, ...(options.extraPorts ?? [])].map((port) => `${port}/tcp`);
@@ -105,9 +112,11 @@ export function buildContainerSpec({
     ExposedPorts: Object.fromEntries(ports.map((port) => [port, {}])),
     HostConfig: {
       Init: true,
-      PortBindings: Object.fromEntries(
-        ports.map((port) => [port, [{ HostIp: options.publishAddress, HostPort: '' }]]),
-      ),
+      ...(publishPorts && {
+        PortBindings: Object.fromEntries(
+          ports.map((port) => [port, [{ HostIp: options.publishAddress, HostPort: '' }]]),
+        ),
+      }),
       Mounts: (options.mounts ?? []).map((mount) => ({
         Type: mount.type,
         Source: mount.source,

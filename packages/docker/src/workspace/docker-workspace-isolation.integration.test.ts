@@ -124,7 +124,7 @@ context.describe('DockerWorkspace isolation and resources', () => {
   });
 
   it('publishes extraPorts on 127.0.0.1 and tells where', async () => {
-    const workspace = await create({ extraPorts: [9000] });
+    const workspace = await create({ extraPorts: [9000], connect: 'published-port' });
     const server =
       "require('node:http').createServer((q, r) => r.end('extra port')).listen(9000, '0.0.0.0')";
     await output(workspace, `nohup node -e "${server}" >/dev/null 2>&1 &`);

@@ -35,7 +35,7 @@ async function create(extra: Partial<DockerWorkspaceOptions> = {}): Promise<Dock
 
 context.describe('DockerWorkspace lifecycle', () => {
   it('publishes on 127.0.0.1 only, with its own session key, an init and owner labels', async () => {
-    const workspace = await create({ labels: { team: 'platform' } });
+    const workspace = await create({ labels: { team: 'platform' }, connect: 'published-port' });
     const info = await context.docker.getContainer(workspace.containerId!).inspect();
     expect(info.HostConfig.PortBindings).toEqual({
       '8000/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }],

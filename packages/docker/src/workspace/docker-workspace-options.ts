@@ -7,6 +7,12 @@ import { checkImageReference } from '../image/image-reference.js';
 import { type ContainerSandbox, containerSandboxSchema } from './container-sandbox.js';
 import { LABEL_PREFIX } from './docker-labels.js';
 
+/** How a workspace reaches its container's agent-server; see `DockerWorkspaceOptions.connect`. */
+export const DOCKER_CONNECTIONS = ['auto', 'bridge', 'published-port'] as const;
+
+/** A value of `DockerWorkspaceOptions.connect`. */
+export type DockerConnection = (typeof DOCKER_CONNECTIONS)[number];
+
 /** The variable carrying the session key; the workspace sets it (see `sessionApiKey`). */
 const SESSION_KEY_VARIABLE = 'SESSION_API_KEY';
 
@@ -100,7 +106,7 @@ export const dockerWorkspaceFields = {
     .min(1)
     .refine(
       (name) => name !== 'host' && name !== 'none',
-      'must be a bridge or user-defined network: the agent-server is reached through a published port',
+      'must be a bridge or user-defined network: the agent-server is reached at its address there or through a published port',
     )
     .optional(),
   platform: z
@@ -127,6 +133,7 @@ export const dockerWorkspaceFields = {
   command: z.array(z.string()).optional(),
   sandbox: containerSandboxSchema.optional(),
   publishAddress: z.string().min(1).default('127.0.0.1'),
+  connect: z.enum(DOCKER_CONNECTIONS).default('auto'),
   sessionApiKey: z.string().min(16).optional(),
   deferInit: z.boolean().default(false),
   keepAlive: z.boolean().default(false),
@@ -174,11 +181,21 @@ export const dockerWorkspaceOptionsSchema = z
       });
     }
   })
+  .refine((options) => options.connect !== 'bridge' || isLoopback(options.publishAddress), {
+    message:
+      "publishAddress is not used with connect: 'bridge' (no port is published); use 'published-port' to publish on it",
+    path: ['connect'],
+  })
   .refine((options) => options.sandbox === undefined || !runsAsRoot(options.user), {
     message:
       'a sandboxed container runs its server as an unprivileged user (its /proc is unmasked)',
     path: ['user'],
   });
+
+/** True for an address only this host reaches (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopback(address: string): boolean {
+  return address === 'localhost' || address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address);
+}
 
 /** True for a `user` that names root (`root`, `0`, `root:…`, `0:…`). */
 function runsAsRoot(user: string | undefined): boolean {
@@ -252,6 +269,26 @@ export interface DockerWorkspaceOptions {
    * (`0.0.0.0`) exposes the agent-server to the network (the session key still guards it).
    */
   publishAddress?: string | undefined;
+  /**
+   * How this process reaches the agent-server:
+   * - `'bridge'`: at the container's own address on its network (e.g. `http://172.17.0.2:8000`),
+   *   with no port published: no docker-proxy and no port binding at start (faster). That
+   *   address is reachable from the engine's host and from containers on the same network, as
+   *   the container's ports already are without publishing; nothing becomes reachable from
+   *   other machines. Only for an engine whose bridge this process can reach: a local engine
+   *   on Linux.
+   * - `'published-port'`: through ports published on `publishAddress` (Docker picks the host
+   *   ports): remote engines (`DOCKER_HOST`), Docker Desktop, rootless Docker.
+   * - `'auto'`: `'bridge'` when this process runs on Linux, talks to the engine over a local
+   *   socket, `publishAddress` is a loopback address, and the network's gateway is an address of
+   *   this host (so its bridge is on this host: not Docker Desktop's VM, not rootless Docker's
+   *   namespace); otherwise, or when the container's address does not answer once its server
+   *   listens (the container is then re-created with published ports), `'published-port'`.
+   *
+   * `publishedPort()` / `publishedPorts` and `host` give the address in use either way.
+   * @default 'auto'
+   */
+  connect?: DockerConnection | undefined;
   /** Session API key of the agent-server. @default 32 random bytes, hex */
   sessionApiKey?: string | undefined;
   /**

@@ -16,7 +16,9 @@ import {
 } from '@agent-workspace/core';
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
+import { readBridgePorts } from './bridge-ports.js';
 import { AGENT_SERVER_PORT, buildContainerSpec } from './build-container-spec.js';
+import { type ContainerConnection, chooseConnection, forgetBridge } from './choose-connection.js';
 import { checkSnapshotName, commitSnapshot } from './commit-snapshot.js';
 import { containerSandboxState } from './container-sandbox-state.js';
 import { throwIfDiskLimitRefused } from './disk-limit-refusal.js';
@@ -35,6 +37,7 @@ import {
   type ForkDockerWorkspaceOptions,
   forkOptions,
 } from './fork-options.js';
+import { probeTcp } from './probe-tcp.js';
 import { type PublishedPort, readPublishedPorts } from './published-port.js';
 import { readContainerLogs } from './read-container-logs.js';
 import { reapOrphans } from './reap-orphans.js';
@@ -46,6 +49,9 @@ import { watchListeningLine } from './watch-listening-line.js';
 /** Seconds `close()` gives the agent-server to stop before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
 
+/** Longest `connect: 'auto'` waits for the container's address to accept a connection. */
+const BRIDGE_PROBE_TIMEOUT_MS = 1000;
+
 /** Options of {@link DockerWorkspace.create}. */
 export interface CreateDockerWorkspaceOptions {
   /** Aborting removes what was created and rejects with `ABORTED`. */
@@ -55,13 +61,17 @@ export interface CreateDockerWorkspaceOptions {
 /**
  * A workspace in a Docker container running the agent-server, driven through dockerode.
  *
- * Secure by default: the agent-server port is published on `127.0.0.1` only, on a host port
- * Docker picks when it binds, and every workspace gets its own random session key (passed to
- * the container as `SESSION_API_KEY` and used by the client). Every container carries
- * `agent-workspace.*` labels so {@link reapOrphans} can remove containers whose owner died.
+ * Secure by default: on a local Linux engine the agent-server is reached at the container's
+ * own address on its network (`connect: 'auto'`, see `DockerWorkspaceOptions.connect`),
+ * reachable from the engine's host and containers on that network only, with no port
+ * published; otherwise its port is published on `127.0.0.1` only, on a host port Docker picks
+ * when it binds. Every workspace gets its own random session key (passed to the container as
+ * `SESSION_API_KEY` and used by the client). Every container carries `agent-workspace.*`
+ * labels so {@link reapOrphans} can remove containers whose owner died.
  *
- * - `pause()` / `resume()` are `docker pause` / `docker unpause` (resume waits until alive);
- *   while paused every operation rejects at once with `WORKSPACE_PAUSED`.
+ * - `pause()` / `resume()` are `docker pause` / `docker unpause` (resume waits until alive; a
+ *   paused container keeps its address); while paused every operation rejects at once with
+ *   `WORKSPACE_PAUSED`.
  * - `close()` stops (2 s) and removes the container with its anonymous volumes, idempotently;
  *   with `keepAlive` it leaves the container running.
  * - A container that dies while in use makes operations reject with `SANDBOX_EXITED`, carrying
@@ -98,6 +108,12 @@ export class DockerWorkspace
   readonly #apiKey: string;
   #container: Docker.Container | undefined;
   #ports = new Map<number, PublishedPort>();
+  /** How the container is reached, chosen before it is created. */
+  #connection: ContainerConnection = 'published-port';
+  /** `connect: 'auto'` chose the bridge: check the address answers, else publish. */
+  #verifyBridge = false;
+  /** The image the container is created from (`fromSnapshot` resolved). */
+  #runImage: string | undefined;
   /** Ends the watch of the container's output for the listening line, if one is open. */
   #stopWatch: (() => void) | undefined;
   /** Frozen by `docker pause`: a graceful stop could not be handled, so release kills. */
@@ -235,14 +251,27 @@ export class DockerWorkspace
     return this.#container?.id;
   }
 
-  /** Every published port (the agent-server's 8000 and `extraPorts`), once started. */
+  /**
+   * How this process reaches the container, once started: `'bridge'` (its own network address)
+   * or `'published-port'`; see `DockerWorkspaceOptions.connect`.
+   */
+  get connection(): ContainerConnection | undefined {
+    return this.#ports.size > 0 ? this.#connection : undefined;
+  }
+
+  /**
+   * Where each of the agent-server's 8000 and `extraPorts` is reachable, once started: the
+   * published host ports, or with the bridge connection the container's address and the
+   * container ports themselves (`port === containerPort`).
+   */
   get publishedPorts(): PublishedPort[] {
     return [...this.#ports.values()];
   }
 
   /**
    * Where container port `containerPort` (8000 or one of `extraPorts`) is reachable from this
-   * process. Throws `INVALID_ARGUMENT` for a port that is not published (or before start).
+   * process: its published host port, or with the bridge connection the container's address.
+   * Throws `INVALID_ARGUMENT` for a port that is not one of those (or before start).
    */
   publishedPort(containerPort: number): PublishedPort {
     const published = this.#ports.get(containerPort);
@@ -263,16 +292,38 @@ export class DockerWorkspace
     const reaping = options.reapOrphans
       ? reapOrphans({ docker, signal }).catch(() => [])
       : Promise.resolve([]);
-    let image = this.image;
     try {
-      if (options.fromSnapshot !== undefined)
-        image = await resolveSnapshotImage(this.#docker, options.fromSnapshot);
+      const [image, chosen] = await Promise.all([
+        options.fromSnapshot === undefined
+          ? this.image
+          : resolveSnapshotImage(docker, options.fromSnapshot),
+        chooseConnection({
+          docker,
+          connect: options.connect,
+          network: options.network,
+          publishAddress: options.publishAddress,
+        }),
+      ]);
+      this.#runImage = image;
+      this.#connection = chosen.connection;
+      this.#verifyBridge = chosen.verify;
     } catch (error) {
       await reaping;
       throw error;
     }
+    try {
+      await this.#createContainer(signal);
+    } finally {
+      await reaping;
+    }
+  }
+
+  /** Creates the container, publishing its ports unless it is reached on the bridge. */
+  async #createContainer(signal: AbortSignal): Promise<void> {
+    const docker = this.#docker;
+    const options = this.#options;
     const body = buildContainerSpec({
-      options: { ...options, image },
+      options: { ...options, image: this.#runImage! },
       labels: managedLabels({
         workspaceId: this.workspaceId,
         keepAlive: options.keepAlive,
@@ -280,6 +331,7 @@ export class DockerWorkspace
       }),
       apiKey: this.#apiKey,
       environment: process.env,
+      publishPorts: this.#connection === 'published-port',
     });
     const query = {
       name: this.containerName,
@@ -303,21 +355,68 @@ export class DockerWorkspace
         action: `create a container from ${this.image}`,
         image: this.image,
       });
-    } finally {
-      await reaping;
     }
   }
 
   protected async startSandbox({ signal }: SandboxHookOptions): Promise<SandboxEndpoint> {
+    const endpoint = await this.#startContainer(signal);
+    if (!this.#verifyBridge) return endpoint!;
+    this.#verifyBridge = false;
+    if (endpoint && (await this.#answersOnBridge(endpoint, signal))) return endpoint;
+    if (signal.aborted) throw abortedError(signal);
+    // `'auto'` chose the bridge but the address does not answer: publish instead, from now on.
+    forgetBridge(this.#docker, this.#options.network);
+    this.#stopWatch?.();
+    await removeContainer({
+      docker: this.#docker,
+      id: this.#container!.id,
+      stopTimeoutSeconds: 0,
+      signal,
+    });
+    this.#container = undefined;
+    this.#connection = 'published-port';
+    await this.#createContainer(signal);
+    return (await this.#startContainer(signal))!;
+  }
+
+  /**
+   * True when the server's listening line was seen and its address then accepts a connection;
+   * also true when the line never comes (a quiet log level, an exited container): the start's
+   * own polling then decides.
+   */
+  async #answersOnBridge(endpoint: SandboxEndpoint, signal: AbortSignal): Promise<boolean> {
+    try {
+      await endpoint.ready;
+    } catch {
+      return true;
+    }
+    const server = this.#ports.get(AGENT_SERVER_PORT)!;
+    return probeTcp({
+      host: server.host,
+      port: server.port,
+      timeoutMs: BRIDGE_PROBE_TIMEOUT_MS,
+      signal,
+    });
+  }
+
+  /**
+   * Starts the container and reads where its server is reached; `undefined` when it has no
+   * address on its network and `'auto'` may still fall back to publishing.
+   */
+  async #startContainer(signal: AbortSignal): Promise<SandboxEndpoint | undefined> {
     const docker = this.#docker;
     const container = this.#container!;
-    const publishing = `publishing ports on ${this.#options.publishAddress}`;
+    const bridge = this.#connection === 'bridge';
+    const network = this.#options.network ?? 'bridge';
+    const reaching = bridge
+      ? `reached at its address on network ${network}`
+      : `publishing ports on ${this.#options.publishAddress}`;
     try {
       await container.start({ abortSignal: signal });
     } catch (error) {
       throw dockerError(error, {
         docker,
-        action: `start container ${this.containerName} (${publishing})`,
+        action: `start container ${this.containerName} (${reaching})`,
       });
     }
     // Opened now (it replays the output from the start): readiness is the server's own word.
@@ -332,17 +431,27 @@ export class DockerWorkspace
     // Exited already: the template reports it with the logs.
     if (!info.State.Running)
       throw new Error(`container ${this.containerName} is ${info.State.Status}`);
-    this.#ports = readPublishedPorts({
-      docker,
-      info,
-      publishAddress: this.#options.publishAddress,
-    });
+    this.#ports = bridge
+      ? readBridgePorts({
+          info,
+          network: this.#options.network,
+          ports: [AGENT_SERVER_PORT, ...(this.#options.extraPorts ?? [])],
+        })
+      : readPublishedPorts({ docker, info, publishAddress: this.#options.publishAddress });
     const server = this.#ports.get(AGENT_SERVER_PORT);
     if (!server) {
+      if (bridge && this.#verifyBridge) {
+        listening.stop();
+        return undefined;
+      }
       throw new WorkspaceError({
         code: 'PROVISIONING_ERROR',
-        message: `Docker did not publish port ${AGENT_SERVER_PORT}/tcp of container ${this.containerName} (${publishing}, network ${this.#options.network ?? 'bridge'})`,
-        details: { ports: info.NetworkSettings.Ports },
+        message: bridge
+          ? `container ${this.containerName} has no address on network ${network} (connect: 'bridge'); use connect: 'published-port'`
+          : `Docker did not publish port ${AGENT_SERVER_PORT}/tcp of container ${this.containerName} (${reaching}, network ${network})`,
+        details: bridge
+          ? { networks: info.NetworkSettings.Networks }
+          : { ports: info.NetworkSettings.Ports },
       });
     }
     return { host: server.url, apiKey: this.#apiKey, ready: listening.ready };

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { WorkspaceError } from '@agent-workspace/core';
 import { expectRejection } from '@agent-workspace/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -169,6 +170,27 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     expect(await expectRejection(workspace.pause(), 'SANDBOX_EXITED')).toBe(error);
     await workspace.close();
     expect(existsSync(workspace.workingDir)).toBe(false);
+  });
+
+  it('alive() is false for a dead sandbox whose address another server answers on', async () => {
+    const workspace = makeWorkspace();
+    await workspace.start();
+    const { port } = new URL(workspace.host!);
+    const exited = new Promise((resolve) => workspace.child!.once('exit', resolve));
+    workspace.child!.kill('SIGKILL');
+    await exited;
+    // Another sandbox's server, given the freed address (as Docker reuses bridge addresses).
+    const other = createServer((_request, response) => response.end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => other.listen(Number(port), '127.0.0.1', resolve));
+    try {
+      expect((await fetch(`${workspace.host}/health`)).status).toBe(200);
+      expect(await workspace.alive()).toBe(false);
+      expect(workspace.status).toBe('exited');
+      await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED');
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('close() during start() rejects the start with WORKSPACE_CLOSED and releases', async () => {

@@ -23,7 +23,11 @@ export interface HistoryWriter {
   view: readonly ConversationEventWire[];
   /** Cuts `event` to `maxEventBytes`, appends it, tells the listeners; returns what was kept. */
   record(event: ConversationEventWire): ConversationEventWire;
-  saveState(state: PersistedConversationState): void;
+  /**
+   * Queues an atomic rewrite of the state file with `state()`, as it is now; without a
+   * persistence directory `state` is not even called.
+   */
+  saveState(state: () => PersistedConversationState): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -154,7 +158,7 @@ export class ConversationHistory {
       history: this,
       view: this.#view,
       record: (event) => this.#record(event),
-      saveState: (state) => store?.saveState(state),
+      saveState: (state) => store?.saveState(state()),
       flush: async () => store?.flush(),
       close: async () => store?.close(),
     };

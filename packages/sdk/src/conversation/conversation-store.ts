@@ -68,12 +68,12 @@ export interface StoredRange {
 }
 
 /**
- * A conversation on disk: `state.json` (replaced atomically: written aside, synced, renamed) and
- * `events.jsonl` (append-only, one event per line). A crash can tear only the last line; opening
- * skips it and cuts it off, so the next append starts on a clean line. Once the file passes
- * `maxDiskBytes` it is compacted (streamed) to its newest lines. Writes and compactions are
- * queued in order; the first failure is kept and thrown by {@link ConversationStore.flush}. One
- * process at a time per directory.
+ * A conversation on disk: `state.json` (replaced atomically: written aside, synced, renamed; a
+ * write superseded while queued is skipped) and `events.jsonl` (append-only, one event per
+ * line). A crash can tear only the last line; opening skips it and cuts it off, so the next
+ * append starts on a clean line. Once the file passes `maxDiskBytes` it is compacted (streamed)
+ * to its newest lines. Writes and compactions are queued in order; the first failure is kept and
+ * thrown by {@link ConversationStore.flush}. One process at a time per directory.
  */
 export class ConversationStore {
   readonly #directory: string;
@@ -87,6 +87,9 @@ export class ConversationStore {
   #base = 0;
   /** Position the next appended line gets. */
   #end: number;
+  /** Number of the last state queued; a queued state write whose number is older is skipped. */
+  #stateVersion = 0;
+  #stateWrites = 0;
 
   private constructor(
     directory: string,
@@ -200,11 +203,26 @@ export class ConversationStore {
     return position;
   }
 
-  /** Queues an atomic rewrite of the state file. */
+  /**
+   * Queues an atomic rewrite of the state file. A write still queued when a newer state is
+   * queued is skipped (the newer one replaces the file anyway): a step's several state changes
+   * cost one synced write when they come faster than the disk, and after {@link flush} the
+   * file holds the newest state, as before.
+   */
   saveState(state: PersistedConversationState): void {
     // As it is now, not as it will be when the write runs.
     const snapshot = structuredClone(state);
-    this.#enqueue(() => writePersistedState(this.#directory, snapshot));
+    const version = ++this.#stateVersion;
+    this.#enqueue(async () => {
+      if (version !== this.#stateVersion) return;
+      await writePersistedState(this.#directory, snapshot);
+      this.#stateWrites += 1;
+    });
+  }
+
+  /** State files written so far (for tests and diagnostics: superseded writes are skipped). */
+  get stateWrites(): number {
+    return this.#stateWrites;
   }
 
   /**

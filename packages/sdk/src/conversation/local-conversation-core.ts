@@ -85,7 +85,7 @@ export class LocalConversationCore {
     this.llmControl = new ConversationLLMControl({
       stats: init.stats,
       record: (event) => this.record(event),
-      saveState: () => this.writer.saveState(this.persistedState()),
+      saveState: () => this.writer.saveState(() => this.persistedState()),
     });
   }
 
@@ -232,7 +232,7 @@ export class LocalConversationCore {
       key: CONVERSATION_STATE_KEYS.executionStatus,
       value: status,
     });
-    this.writer.saveState(this.persistedState());
+    this.writer.saveState(() => this.persistedState());
   }
 
   /** Records `event`, its secrets masked. */
@@ -242,7 +242,7 @@ export class LocalConversationCore {
 
   /** Persists the state and waits until everything is written. */
   async save(): Promise<void> {
-    this.writer.saveState(this.persistedState());
+    this.writer.saveState(() => this.persistedState());
     await this.writer.flush();
   }
 

@@ -110,10 +110,12 @@ export class LocalConversation implements AsyncDisposable {
 
   /**
    * Token usage and cost per usage id (OpenHands' `ConversationStats`, full form), a copy;
-   * persisted with the state. See the README "Streaming, stats, switchLlm and askAgent".
+   * persisted with the state. With `records: false` the per-call record lists are left empty
+   * (the totals, cheap however many calls). See the README "Streaming, stats, switchLlm and
+   * askAgent".
    */
-  stats(): ConversationStatsWire {
-    return this.#core.llmControl.stats.toJSON();
+  stats(options: { records?: boolean } = {}): ConversationStatsWire {
+    return this.#core.llmControl.stats.toJSON(options);
   }
 
   /**

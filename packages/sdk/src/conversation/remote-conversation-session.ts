@@ -8,7 +8,7 @@ import {
 } from '@agent-workspace/protocol';
 import type { ConversationEvents } from './conversation-events.js';
 import { fetchConversationEvents } from './fetch-conversation-events.js';
-import { fetchConversationInfo } from './fetch-conversation-info.js';
+import { fetchConversationStatus } from './fetch-conversation-info.js';
 import { postControl, type RemoteControlTarget } from './remote-conversation-control.js';
 import { type ConversationServer, expectOk } from './remote-conversation-http.js';
 import { type RemoteLLMTarget, RemoteStreamingDeltas } from './remote-conversation-llm.js';
@@ -39,7 +39,8 @@ export class RemoteConversationSession {
     this.client = client;
     this.#status = new RemoteRunStatus(info.execution_status);
     this.#feed = new RemoteEventFeed({
-      fetchEvents: () => fetchConversationEvents(client, this.id, this.#closing.signal),
+      fetchEvents: (fromId) =>
+        fetchConversationEvents(client, this.id, this.#closing.signal, fromId),
       status: this.#status,
     });
     this.events = this.#feed.events;
@@ -102,6 +103,8 @@ export class RemoteConversationSession {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      // Settled statuses the socket reports from here on may be this run's end.
+      const since = this.#status.mark();
       // 409: a run is going on already; wait for it like for our own.
       await expectOk(
         this.client,
@@ -113,13 +116,22 @@ export class RemoteConversationSession {
         409,
       );
       if (signal?.aborted) onAbort();
+      let caughtUp = false;
       const status = await this.#status.waitUntilNotRunning({
-        fetchStatus: async () =>
-          (await fetchConversationInfo(this.client, this.id, this.#closing.signal))
-            .execution_status,
+        // The page of events the socket has not delivered yet (usually none) also tells the
+        // status; REST is asked only when that says `running` (a stale wake-up, or a status the
+        // server set without an event: a run it found cut short when it restarted).
+        fetchStatus: async () => {
+          const recorded = await this.#feed.catchUp();
+          caughtUp = recorded !== undefined && recorded !== 'running';
+          if (recorded !== undefined && recorded !== 'running') return recorded;
+          return fetchConversationStatus(this.client, this.id, this.#closing.signal);
+        },
         assertOpen: () => this.assertOpen(),
+        since,
+        socketConnected: () => this.#socket.connected,
       });
-      await this.#feed.sync();
+      if (!caughtUp) await this.#feed.catchUp();
       return status;
     } finally {
       signal?.removeEventListener('abort', onAbort);

@@ -62,8 +62,10 @@ export { REMOTE_RUN_POLL_MAX_MS } from './remote-run-status.js';
  *   socket reconnects with a capped backoff and fills the gap by paging
  *   `GET …/events/search`.
  * - {@link RemoteConversation.run} starts a run (`POST …/run`) and resolves when the status
- *   leaves `running`: woken by the socket's state updates, confirmed (and, without a socket,
- *   polled) with `GET /api/conversations/{id}`.
+ *   leaves `running`: woken by the socket's state updates (no timer is waited for), confirmed
+ *   by one `GET …/events/search` page from the newest event held (the events the socket has not
+ *   delivered yet, and the newest status event), falling back to
+ *   `GET /api/conversations?ids={id}`; polled while the socket is down.
  * - `close()` closes the socket and ends the requests in flight (`WORKSPACE_CLOSED`); the
  *   conversation stays on the server.
  *

@@ -39,6 +39,8 @@ export class RemoteEventsSocket {
   });
   #socket: WebSocket | undefined;
   #closed = false;
+  /** The current connection has sent its first frame and not closed since. */
+  #connected = false;
   /** Reconnecting starts only after a first successful connect. */
   #everReady = false;
   #retryTimer: NodeJS.Timeout | undefined;
@@ -52,6 +54,11 @@ export class RemoteEventsSocket {
     await this.#connect(false);
   }
 
+  /** Whether a connection is up (ready, and not closed since): it brings every new event. */
+  get connected(): boolean {
+    return this.#connected;
+  }
+
   /** For tests and diagnostics: drops the current connection as a network failure would. */
   dropConnection(): void {
     this.#socket?.terminate();
@@ -60,6 +67,7 @@ export class RemoteEventsSocket {
   /** Closes the socket and stops reconnecting. Idempotent. */
   close(): void {
     this.#closed = true;
+    this.#connected = false;
     clearTimeout(this.#retryTimer);
     const socket = this.#socket;
     this.#socket = undefined;
@@ -121,12 +129,14 @@ export class RemoteEventsSocket {
           clearTimeout(timer);
           this.#backoff.reset();
           this.#everReady = true;
+          if (this.#socket === socket) this.#connected = true;
           resolve();
           if (reconnect) this.#options.onReconnected();
         }
         this.#options.onFrame(frame);
       });
       socket.once('close', (code: number, reasonBuffer: Buffer) => {
+        if (this.#socket === socket) this.#connected = false;
         const reason = reasonBuffer.toString();
         const fatal = fatalClose(code, reason, host, operation);
         fail(

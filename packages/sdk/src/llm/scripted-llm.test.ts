@@ -76,6 +76,31 @@ describe('ScriptedLLM', () => {
     expect(past.message.content).toMatch(/script has ended \(3 steps\)/);
   });
 
+  it('starts the script over past its end with repeat, also from its JSON form', async () => {
+    const cycle = [
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'true' } }] },
+      { text: 'Ran it.' },
+    ];
+    const llm = new ScriptedLLM({ script: cycle, repeat: true });
+    expect(llm.toConfig()).toMatchObject({ kind: 'ScriptedLLM', repeat: true });
+    const copy = ScriptedLLM.fromConfig(JSON.parse(JSON.stringify(llm.toConfig())));
+    for (const model of [llm, copy]) {
+      const fifth = await model.complete({ messages: transcript(4), tools: [] });
+      // Step 4 answers script[0]; its call id keeps the step's own number.
+      expect(fifth.message.toolCalls).toEqual([
+        { id: 'call_4_0', name: 'terminal', arguments: '{"command":"true"}' },
+      ]);
+      const sixth = await model.complete({ messages: transcript(5), tools: [] });
+      expect(sixth.message).toEqual({ role: 'assistant', content: 'Ran it.' });
+    }
+    // Without repeat the same script ends.
+    const once = await new ScriptedLLM({ script: cycle }).complete({
+      messages: transcript(4),
+      tools: [],
+    });
+    expect(once.message.content).toMatch(/script has ended \(2 steps\)/);
+  });
+
   it('round-trips through its JSON form', async () => {
     const llm = new ScriptedLLM({ script });
     const config = llm.toConfig();
@@ -116,6 +141,8 @@ describe('ScriptedLLM', () => {
         'script.0.tool_calls.0.name',
       ],
       [{ kind: 'ScriptedLLM', script: [{}] }, 'script.0'],
+      [{ kind: 'ScriptedLLM', script: [], repeat: true }, 'script'],
+      [{ kind: 'ScriptedLLM', script: [{ text: 'x' }], repeat: 'yes' }, 'repeat'],
     ] as const;
     for (const [config, field] of bad) {
       let caught: unknown;

@@ -49,20 +49,27 @@ const scriptedStepConfigSchema = z
  * The JSON form of a {@link ScriptedLLM} (`toConfig()` / `fromConfig()`), so an agent with a
  * scripted model can travel to an agent-server.
  */
-export const scriptedLLMConfigSchema = z.object({
-  kind: z.literal('ScriptedLLM'),
-  script: z.array(scriptedStepConfigSchema),
-  /** Stream each answer's reasoning and text in chunks to the request's `onStreamDelta`. */
-  stream: z.boolean().optional(),
-  /** Characters per streamed chunk; default 8. */
-  stream_chunk_chars: z.number().int().min(1).max(MAX_SCRIPTED_STREAM_CHUNK_CHARS).optional(),
-  /** Pause before each streamed chunk, in ms (to test cancellation mid-stream); default 0. */
-  stream_delay_ms: z.number().int().min(0).max(MAX_SCRIPTED_STREAM_DELAY_MS).optional(),
-  /** Who the usage is accounted to (OpenHands' `usage_id`); default `default`. */
-  usage_id: z.string().min(1).optional(),
-  /** The answer to every side question (`askAgent`); default a sentence describing the question. */
-  question_answer: z.string().optional(),
-});
+export const scriptedLLMConfigSchema = z
+  .object({
+    kind: z.literal('ScriptedLLM'),
+    script: z.array(scriptedStepConfigSchema),
+    /** Start the script over after its last step (step `n` answers `script[n % length]`). */
+    repeat: z.boolean().optional(),
+    /** Stream each answer's reasoning and text in chunks to the request's `onStreamDelta`. */
+    stream: z.boolean().optional(),
+    /** Characters per streamed chunk; default 8. */
+    stream_chunk_chars: z.number().int().min(1).max(MAX_SCRIPTED_STREAM_CHUNK_CHARS).optional(),
+    /** Pause before each streamed chunk, in ms (to test cancellation mid-stream); default 0. */
+    stream_delay_ms: z.number().int().min(0).max(MAX_SCRIPTED_STREAM_DELAY_MS).optional(),
+    /** Who the usage is accounted to (OpenHands' `usage_id`); default `default`. */
+    usage_id: z.string().min(1).optional(),
+    /** The answer to every side question (`askAgent`); default a sentence describing the question. */
+    question_answer: z.string().optional(),
+  })
+  .refine((config) => !config.repeat || config.script.length > 0, {
+    message: 'a script that repeats needs at least one step',
+    path: ['script'],
+  });
 
 /** JSON form of a {@link ScriptedLLM}. */
 export type ScriptedLLMConfig = z.infer<typeof scriptedLLMConfigSchema>;
@@ -87,6 +94,12 @@ export interface ScriptedStep {
 export interface ScriptedLLMOptions {
   /** The answers, in order. */
   script: readonly ScriptedStep[];
+  /**
+   * Start the script over after its last step instead of ending (step `n` answers
+   * `script[n % script.length]`), e.g. `[toolCall, text]` for one tool call per run, forever.
+   * Needs at least one step.
+   */
+  repeat?: boolean | undefined;
   /** Stream each answer's reasoning and text in chunks to the request's `onStreamDelta`. */
   stream?: boolean | undefined;
   /** Characters per streamed chunk, 1 to 10 000; default 8. */
@@ -109,7 +122,7 @@ export interface ScriptedLLMOptions {
  * carries on where it stopped, also when the transcript holds only its newest events, and a call
  * that was cancelled is answered again by the same step.
  * Past the end of the script it answers a final assistant text saying so (no tool calls), which
- * ends an agent's run. A fired `signal` gives an `ABORTED` `LLMError`.
+ * ends an agent's run; with `repeat` it starts the script over instead. A fired `signal` gives an `ABORTED` `LLMError`.
  *
  * With `stream`, each answer's `reasoning` and text are told to the request's `onStreamDelta`
  * in chunks of `streamChunkChars`, each after `streamDelayMs` (so tests see deltas, and can
@@ -136,6 +149,7 @@ export class ScriptedLLM implements LanguageModel {
     const config = parseScriptedLLMConfig(json);
     return new ScriptedLLM({
       script: config.script.map(stepFromConfig),
+      repeat: config.repeat,
       stream: config.stream,
       streamChunkChars: config.stream_chunk_chars,
       streamDelayMs: config.stream_delay_ms,
@@ -173,7 +187,9 @@ export class ScriptedLLM implements LanguageModel {
       return this.#answer(request, `scripted-question-${index}`, { text }, text);
     }
     const id = `scripted-${index}`;
-    const step = this.#script[index];
+    const step = this.#config.repeat
+      ? this.#script[index % this.#script.length]
+      : this.#script[index];
     if (step === undefined) {
       const text = `ScriptedLLM: the script has ended (${this.#script.length} steps); nothing more to do.`;
       return this.#answer(request, id, { text }, text);
@@ -222,6 +238,7 @@ export class ScriptedLLM implements LanguageModel {
 /** The JSON form of options (validated by the caller). */
 function configOf(options: ScriptedLLMOptions): unknown {
   const optional = {
+    repeat: options.repeat,
     stream: options.stream,
     stream_chunk_chars: options.streamChunkChars,
     stream_delay_ms: options.streamDelayMs,

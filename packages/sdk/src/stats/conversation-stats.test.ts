@@ -19,6 +19,25 @@ const call = (overrides: Partial<ModelResponseRecord> = {}): ModelResponseRecord
 });
 
 describe('ConversationStats', () => {
+  it('gives the totals without per-call records with records: false, a copy either way', () => {
+    const stats = new ConversationStats();
+    stats.record(call());
+    stats.record(call({ responseId: 'resp-2' }));
+    const full = stats.toJSON();
+    const totals = stats.toJSON({ records: false });
+    expect(conversationStatsWireSchema.parse(totals)).toEqual(totals);
+    const entry = totals.usage_to_metrics.agent!;
+    expect(entry).toMatchObject({ costs: [], response_latencies: [], token_usages: [] });
+    const { costs, response_latencies, token_usages, ...fullTotals } = full.usage_to_metrics.agent!;
+    expect(costs).toHaveLength(2);
+    expect(response_latencies).toHaveLength(2);
+    expect(token_usages).toHaveLength(2);
+    expect(entry).toEqual({ ...fullTotals, costs: [], response_latencies: [], token_usages: [] });
+    // A copy: changing it changes nothing kept.
+    entry.accumulated_token_usage!.prompt_tokens = -1;
+    expect(stats.toJSON().usage_to_metrics.agent!.accumulated_token_usage!.prompt_tokens).toBe(200);
+  });
+
   it('accumulates tokens, cost and per-call records per usage id, in OpenHands’ shape', () => {
     const stats = new ConversationStats();
     stats.record(call());

@@ -94,9 +94,22 @@ export class ConversationStats {
     return key;
   }
 
-  /** The full form (`ConversationInfo.stats`, the persisted state), a copy. */
-  toJSON(): ConversationStatsWire {
-    return { usage_to_metrics: Object.fromEntries(structuredClone([...this.#entries])) };
+  /**
+   * The full form (`ConversationInfo.stats`, the persisted state), a copy; with
+   * `records: false` the per-call record lists are empty (totals only, without copying them).
+   */
+  toJSON({ records = true }: { records?: boolean } = {}): ConversationStatsWire {
+    if (records) {
+      return { usage_to_metrics: Object.fromEntries(structuredClone([...this.#entries])) };
+    }
+    const entries = [...this.#entries].map(([key, entry]): [string, MetricsWire] => {
+      const { costs, response_latencies, token_usages, ...totals } = entry;
+      return [
+        key,
+        { ...structuredClone(totals), costs: [], response_latencies: [], token_usages: [] },
+      ];
+    });
+    return { usage_to_metrics: Object.fromEntries(entries) };
   }
 
   /** The snapshot form, without per-call records (the `stats` state update event's value). */

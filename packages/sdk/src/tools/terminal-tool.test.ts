@@ -53,6 +53,70 @@ describe('TerminalTool', () => {
     expect(result.content.output).toBe('hi "there" $HOME|a\nb|unset|unset');
   });
 
+  it('keeps a variable of the environment it started with unset once a call unsets it', async () => {
+    await using t = await toolTempWorkspace();
+    const terminal = new TerminalTool();
+    // A variable the commands inherit (bash itself sets PWD, SHLVL, OLDPWD and _ again).
+    const listed = await terminal.execute(
+      { command: 'compgen -e | grep -vx -e PWD -e SHLVL -e OLDPWD -e _ | head -n 1' },
+      t.context,
+    );
+    const name = String(listed.content.output).trim();
+    expect(name).toMatch(/^[A-Za-z_][A-Za-z0-9_]*$/);
+    await terminal.execute({ command: `unset ${name}` }, t.context);
+    const result = await terminal.execute(
+      { command: `printf '%s' "\${${name}-unset}"` },
+      t.context,
+    );
+    expect(result.content.output).toBe('unset');
+  });
+
+  it('restores only what changed, to exactly the exports the last command left', async () => {
+    await using t = await toolTempWorkspace();
+    // The real workspace, with how each command was told to restore noted down.
+    const restores: string[] = [];
+    const workspace = new Proxy(t.workspace, {
+      get(target, key, receiver) {
+        if (key !== 'executeCommand') return Reflect.get(target, key, receiver);
+        return (command: string, options?: { env?: Record<string, string> }) => {
+          const env = options?.env ?? {};
+          restores.push(
+            env.AW_TERMINAL_UNSET !== undefined
+              ? 'delta'
+              : env.AW_TERMINAL_STATE !== undefined
+                ? 'all'
+                : 'none',
+          );
+          return target.executeCommand(command, options);
+        };
+      },
+    });
+    const context = { workspace };
+    const terminal = new TerminalTool();
+    const run = async (command: string) =>
+      String((await terminal.execute({ command }, context)).content.output);
+    // Exports a command leaves (written by the command itself, as it ends) against the ones the
+    // next command starts with.
+    const steps = [
+      `export TRICKY='a "b" $c \\d' MULTI=$'x\ny'; mkdir -p sub && cd sub`,
+      'unset HOME; export PATH="$PATH:/nowhere"; cd -',
+      'export -n TRICKY; export EMPTY=',
+    ];
+    for (const [index, step] of steps.entries()) {
+      await run(`${step}; export -p > ${t.dir}/left-${index}`);
+      await run(`export -p > ${t.dir}/found-${index}`);
+      expect(await run(`cmp ${t.dir}/left-${index} ${t.dir}/found-${index} && echo same`)).toBe(
+        'same\n',
+      );
+    }
+    expect(await run(`printf "%s|%s|%s" "\${TRICKY-unset}" "\${HOME-unset}" "$PWD"`)).toBe(
+      `unset|unset|${t.dir}`,
+    );
+    // The first command restores nothing, every later one only the difference.
+    expect(restores[0]).toBe('none');
+    expect(new Set(restores.slice(1))).toEqual(new Set(['delta']));
+  });
+
   it('keeps `cd -` working across calls', async () => {
     await using t = await toolTempWorkspace();
     const terminal = new TerminalTool();

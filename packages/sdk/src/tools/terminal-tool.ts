@@ -97,6 +97,8 @@ export class TerminalTool implements Tool<TerminalArgs> {
   readonly parameters = terminalArgsSchema;
   readonly #defaultTimeoutSeconds: number;
   #state: TerminalState | undefined;
+  /** The exports the last command's shell started with: the next one restores the difference. */
+  #fresh: string | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor({
@@ -154,7 +156,12 @@ export class TerminalTool implements Tool<TerminalArgs> {
     if (problem) return refusal(command, `The command ${problem.reason}.`);
     const seconds = timeout ?? this.#defaultTimeoutSeconds;
     const secrets = await context.secrets?.envFor(command, { signal: context.signal });
-    const wrapped = wrapTerminalCommand({ command, state: this.#state, secrets: secrets?.env });
+    const wrapped = wrapTerminalCommand({
+      command,
+      state: this.#state,
+      secrets: secrets?.env,
+      fresh: this.#fresh,
+    });
     const result = await context.workspace.executeCommand(wrapped.script, {
       env: wrapped.env,
       // Exported secrets stay in the state the epilogue prints after every command.
@@ -162,9 +169,10 @@ export class TerminalTool implements Tool<TerminalArgs> {
       timeoutMs: Math.ceil(seconds * 1000),
       signal: context.signal,
     });
-    const { output: stdout, state } = wrapped.unwrap(result.stdout);
+    const { output: stdout, state, fresh, stderr } = wrapped.unwrap(result.stdout, result.stderr);
+    this.#fresh = fresh;
     // The command's stderr is merged into stdout; stderr holds only what escaped the wrapper.
-    const output = joinOutput(stdout, result.stderr);
+    const output = joinOutput(stdout, stderr);
     const notes = (secrets?.failures ?? []).map(
       (failure) => `[Secret ${failure.name} was not set: ${failure.reason}]`,
     );

@@ -77,6 +77,18 @@ describe('extractArchive', () => {
     expect(await readFile(path.join(target, 'tool'), 'utf8')).toBe('run');
   });
 
+  it('gives files of a new directory their exact modes, those the umask would cut included', async () => {
+    // The umask of the test process (022 or 002, usually) cuts group/other write bits.
+    const modes = [0o644, 0o600, 0o755, 0o666, 0o777, 0o604, 0o400];
+    await extract(
+      await tarOf(modes.map((mode) => ({ name: `new/m${mode.toString(8)}`, mode, content: 'x' }))),
+    );
+    for (const mode of modes) {
+      const actual = (await stat(path.join(target, `new/m${mode.toString(8)}`))).mode & 0o7777;
+      expect(actual.toString(8), `mode ${mode.toString(8)}`).toBe(mode.toString(8));
+    }
+  });
+
   const refused: [string, Entry[], string][] = [
     ['..', [{ name: 'a/../../x', content: 'x' }], 'dot-dot'],
     ['an absolute name', [{ name: '/x', content: 'x' }], 'absolute'],
@@ -276,9 +288,314 @@ describe('extractArchive', () => {
       walker.close();
     }
   });
+  /** Every name below `dir`, recursively, `/`-separated and sorted. */
+  async function tree(dir: string): Promise<string[]> {
+    const names = await readdir(dir, { recursive: true });
+    return names.map((name) => name.split(path.sep).join('/')).sort();
+  }
+
+  it('fills a new directory under a temporary name and publishes it whole', async () => {
+    const events: string[] = [];
+    const summary = await extractArchive({
+      source: Readable.from([
+        await tarOf([
+          { name: 'top.txt', content: 'top' },
+          { name: 'new/', type: 'directory', mode: 0o750 },
+          { name: 'new/a', content: 'a', mode: 0o640 },
+          { name: 'new/deep/b', content: Buffer.alloc(100_000, 2) },
+          { name: 'new/a', content: 'a again' },
+          { name: 'new/link', type: 'symlink', linkname: 'a' },
+          { name: 'other/c', content: 'c' },
+        ]),
+      ]),
+      directory: handle,
+      maxEntries: 100,
+      maxBytes: 1 << 20,
+      onTemporaryFile: (event, file) => {
+        const kind = event === 'created' && lstatSync(file).isDirectory() ? 'directory' : 'file';
+        events.push(`${event} ${event === 'created' ? kind : ''} ${file}`);
+      },
+    });
+    expect(summary).toEqual({ files: 5, directories: 1, symlinks: 1, bytes: 100_012 });
+    expect(await tree(target)).toEqual([
+      'new',
+      'new/a',
+      'new/deep',
+      'new/deep/b',
+      'new/link',
+      'other',
+      'other/c',
+      'top.txt',
+    ]);
+    expect(await readFile(path.join(target, 'new/a'), 'utf8')).toBe('a again');
+    expect((await stat(path.join(target, 'new'))).mode & 0o777).toBe(0o750);
+    // Files in a staged directory need no temporary file of their own: the two staged
+    // directories, top.txt, the streamed file and the second new/a have one each.
+    const created = events.filter((event) => event.startsWith('created'));
+    expect(created.filter((event) => event.startsWith('created directory'))).toHaveLength(2);
+    expect(created).toHaveLength(5);
+    for (const event of created) {
+      const file = event.replace(/^created \w+ /, '');
+      expect(events).toContain(`gone  ${file}`);
+      expect(path.basename(file)).toMatch(/^\..*\.[0-9a-f]{12}\.part$/);
+    }
+  });
+
+  /** A source fed by hand: the first entries, then (once `between` ran) the rest. */
+  async function extractInTwoSteps(
+    first: Entry[],
+    rest: Entry[],
+    between: () => Promise<void>,
+  ): Promise<unknown> {
+    const whole = await tarOf([...first, ...rest]);
+    // The end of a tar is two zero blocks; without them `first` ends at an entry boundary.
+    const cut = (await tarOf(first)).length - 1024;
+    const source = new Readable({ read() {} });
+    source.push(whole.subarray(0, cut));
+    const extracting = extractArchive({
+      source,
+      directory: handle,
+      maxEntries: 100,
+      maxBytes: 1 << 20,
+    });
+    const outcome = extracting.then(
+      (summary) => summary,
+      (error: unknown) => error,
+    );
+    await between();
+    source.push(whole.subarray(cut));
+    source.push(null);
+    return outcome;
+  }
+
+  /** Waits until the staged directory holds `name`; returns the staged directory's path. */
+  async function stagedHolding(name: string): Promise<string> {
+    for (;;) {
+      const staged = (await readdir(target)).find((entry) => entry.endsWith('.part'));
+      if (staged !== undefined && (await readdir(path.join(target, staged))).includes(name)) {
+        return path.join(target, staged);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it('merges a staged directory into one made meanwhile under its final name', async () => {
+    const outcome = await extractInTwoSteps(
+      [
+        { name: 'd/', type: 'directory', mode: 0o750 },
+        { name: 'd/sub/a', content: 'a' },
+        { name: 'd/both', content: 'archive' },
+      ],
+      [{ name: 'e/x', content: 'x' }],
+      async () => {
+        await stagedHolding('both');
+        await mkdir(path.join(target, 'd/sub'), { recursive: true });
+        await writeFile(path.join(target, 'd/sub/theirs'), 'theirs');
+        await writeFile(path.join(target, 'd/both'), 'theirs');
+      },
+    );
+    expect(outcome).toMatchObject({ files: 3 });
+    expect(await tree(target)).toEqual([
+      'd',
+      'd/both',
+      'd/sub',
+      'd/sub/a',
+      'd/sub/theirs',
+      'e',
+      'e/x',
+    ]);
+    expect(await readFile(path.join(target, 'd/both'), 'utf8')).toBe('archive');
+    expect((await stat(path.join(target, 'd'))).mode & 0o777).toBe(0o750);
+  });
+
+  const conflicts: [string, (at: string) => Promise<void>, string][] = [
+    ['a file', (at) => writeFile(at, 'theirs'), 'not-directory'],
+    ['a link', (at) => symlink(scratch, at), 'through-symlink'],
+  ];
+  for (const [what, make, reason] of conflicts) {
+    it(`refuses to publish a staged directory over ${what} made meanwhile, leaving nothing staged`, async () => {
+      const outcome = await extractInTwoSteps(
+        [{ name: 'd/a', content: 'a' }],
+        [{ name: 'e/x', content: 'x' }],
+        async () => {
+          await stagedHolding('a');
+          await make(path.join(target, 'd'));
+        },
+      );
+      expect(WorkspaceError.isInstance(outcome, 'INVALID_ARGUMENT')).toBe(true);
+      expect((outcome as WorkspaceError).details).toMatchObject({ entry: 'd', reason });
+      expect(await readdir(target)).toEqual(['d']);
+      expect(lstatSync(path.join(target, 'd')).isDirectory()).toBe(false);
+      expect(await readdir(scratch)).toEqual(['target']);
+    });
+  }
+
+  it('publishes what a new directory holds whole when the stream ends inside a file', async () => {
+    const body = await tarOf([
+      { name: 'new/done', content: 'done' },
+      { name: 'new/cut', content: Buffer.alloc(50_000, 1) },
+    ]);
+    const error = await rejectionOf(extract(body.subarray(0, 20_000)));
+    expect((error as WorkspaceError).details.reason).toBe('malformed');
+    expect(await tree(target)).toEqual(['new', 'new/done']);
+    expect(await readFile(path.join(target, 'new/done'), 'utf8')).toBe('done');
+  });
+
+  it('reads what GNU tar writes: GNU long names and links, pax records, large files', async () => {
+    const source = path.join(scratch, 'gnu-source');
+    const longDir = `${'a'.repeat(120)}/${'b'.repeat(120)}`;
+    await mkdir(path.join(source, longDir), { recursive: true });
+    const files: [string, Buffer][] = [
+      [`${longDir}/${'c'.repeat(200)}`, Buffer.alloc(3000, 1)],
+      ['ünïcode', Buffer.from('u')],
+      ['large', Buffer.alloc(1_000_003, 2)],
+      ['empty', Buffer.alloc(0)],
+    ];
+    for (const [name, content] of files) await writeFile(path.join(source, name), content);
+    await symlink(`../${'l'.repeat(150)}`, path.join(source, 'long-link'));
+    for (const format of ['gnu', 'pax', 'ustar']) {
+      const tree = format === 'ustar' ? ['large', 'empty', 'ünïcode'] : ['.'];
+      const archive = execFileSync('tar', [`--format=${format}`, '-c', '-C', source, ...tree], {
+        maxBuffer: 1 << 24,
+      });
+      const into = path.join(scratch, `from-${format}`);
+      await mkdir(into);
+      const intoHandle = DirectoryHandle.open(into);
+      try {
+        // Fed in odd-sized pieces, so headers and bodies straddle chunks.
+        const pieces: Buffer[] = [];
+        for (let at = 0; at < archive.length; at += 7919)
+          pieces.push(archive.subarray(at, at + 7919));
+        await extractArchive({
+          source: Readable.from(pieces),
+          directory: intoHandle,
+          maxEntries: 100,
+          maxBytes: 1 << 24,
+        });
+      } finally {
+        intoHandle.close();
+      }
+      for (const [name, content] of files) {
+        if (format === 'ustar' && name.includes('/')) continue;
+        expect(await readFile(path.join(into, name)), `${format}: ${name}`).toEqual(content);
+      }
+      if (format !== 'ustar') {
+        const { readlink } = await import('node:fs/promises');
+        expect(await readlink(path.join(into, 'long-link'))).toBe(`../${'l'.repeat(150)}`);
+      }
+    }
+  });
+
+  it('publishes what a new directory holds when a limit stops the extraction inside it', async () => {
+    const body = await tarOf([
+      { name: 'new/a', content: 'a' },
+      { name: 'new/b', content: 'bb' },
+    ]);
+    const error = await rejectionOf(extract(body, { maxBytes: 2 }));
+    expect((error as WorkspaceError).details).toMatchObject({
+      entry: 'new/b',
+      reason: 'too-large',
+    });
+    expect(await tree(target)).toEqual(['new', 'new/a']);
+    expect(await readdir(scratch)).toEqual(['target']);
+  });
 });
 
 describe('packDirectory', () => {
+  /** The whole archive of `source`. */
+  async function packed(source: string, options: { prefix?: string } = {}): Promise<Buffer> {
+    const from = DirectoryHandle.open(source);
+    const stream = packDirectory({ directory: from, ...options });
+    from.close();
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  it('writes a tar GNU tar reads back byte for byte: long names, large files, block edges', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'pack-directory-'));
+    try {
+      const source = path.join(scratch, 'source');
+      const longDir = `${'d'.repeat(120)}/${'e'.repeat(90)}`;
+      await mkdir(path.join(source, longDir), { recursive: true });
+      const files: [string, Buffer, number][] = [
+        [`${longDir}/${'f'.repeat(150)}.txt`, Buffer.alloc(1000, 1), 0o640],
+        ['empty', Buffer.alloc(0), 0o600],
+        ['block', Buffer.alloc(512, 2), 0o644],
+        ['small-limit', Buffer.alloc(64 * 1024, 3), 0o755],
+        ['just-over', Buffer.alloc(64 * 1024 + 1, 4), 0o644],
+        ['large', Buffer.alloc(700_000, 5), 0o644],
+        ['ünïcode-näme', Buffer.from('u'), 0o644],
+      ];
+      // Enough small files to cross several output pieces at odd offsets.
+      for (let i = 0; i < 300; i++) files.push([`many/f${i}`, Buffer.alloc(i * 37, i), 0o644]);
+      for (const [name, content, mode] of files) {
+        await mkdir(path.dirname(path.join(source, name)), { recursive: true });
+        await writeFile(path.join(source, name), content, { mode });
+      }
+      await symlink(`/${'t'.repeat(200)}`, path.join(source, 'long-link'));
+      const archive = await packed(source, { prefix: 'top/' });
+      expect(archive.length % 512).toBe(0);
+      const copy = path.join(scratch, 'copy');
+      await mkdir(copy);
+      execFileSync('tar', ['-x', '-p', '-C', copy], { input: archive });
+      for (const [name, content, mode] of files) {
+        const file = path.join(copy, 'top', name);
+        expect(await readFile(file), name).toEqual(content);
+        expect(((await stat(file)).mode & 0o777).toString(8), name).toBe(mode.toString(8));
+      }
+      expect(lstatSync(path.join(copy, 'top/long-link')).isSymbolicLink()).toBe(true);
+      const { readlink } = await import('node:fs/promises');
+      expect(await readlink(path.join(copy, 'top/long-link'))).toBe(`/${'t'.repeat(200)}`);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('closes every descriptor when the stream is destroyed early or the signal fires', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'pack-directory-'));
+    try {
+      for (let i = 0; i < 5; i++) {
+        await mkdir(path.join(scratch, `d${i}`, 'deeper'), { recursive: true });
+        await writeFile(path.join(scratch, `d${i}`, 'deeper', 'big'), Buffer.alloc(600_000, i));
+      }
+      const descriptors = async () => (await readdir('/proc/self/fd')).length;
+      const before = await descriptors();
+      const from = DirectoryHandle.open(scratch);
+      const closed: Promise<unknown>[] = [];
+      const pack = (signal?: AbortSignal) => {
+        const stream = packDirectory({ directory: from, signal });
+        closed.push(new Promise((resolve) => stream.once('close', resolve)));
+        return stream;
+      };
+      // Never read.
+      pack().destroy();
+      // Read in part.
+      const partly = pack();
+      await new Promise((resolve) => partly.once('readable', resolve));
+      partly.read();
+      partly.destroy();
+      // Stopped by its signal mid-file.
+      const controller = new AbortController();
+      const aborted = pack(controller.signal);
+      from.close();
+      let received = 0;
+      const failure = await rejectionOf(
+        (async () => {
+          for await (const chunk of aborted) {
+            received += (chunk as Buffer).length;
+            if (received > 300_000) controller.abort(new Error('stop here'));
+          }
+        })(),
+      );
+      expect((failure as Error).message).toBe('stop here');
+      await Promise.all(closed);
+      expect(await descriptors()).toBe(before);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
   it('packs what extractArchive restores, links as links, FIFOs left out', async () => {
     const scratch = await mkdtemp(path.join(tmpdir(), 'pack-directory-'));
     try {

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { extract as tarExtract } from 'tar-stream';
 import { WorkspaceError } from '../../errors/workspace-error.js';
 import type { DirectoryHandle } from '../../fs/directory-handle.js';
 import { errnoOf } from '../../fs/path-error.js';
@@ -10,8 +9,11 @@ import { archiveEntryComponents } from './archive-entry-components.js';
 import { archiveEntryError, archiveProblemOf } from './archive-entry-error.js';
 import { createArchiveSymlink } from './create-archive-symlink.js';
 import { gnuSparseFormat } from './gnu-sparse-format.js';
+import { processUmask } from './process-umask.js';
 import { refuseReplacing } from './refuse-replacing.js';
+import { tarEntries } from './tar-entries.js';
 import { writeBufferAtomic } from './write-buffer-atomic.js';
+import { writeNewFile } from './write-new-file.js';
 
 /** What an extraction wrote. */
 export interface ArchiveSummary {
@@ -36,7 +38,10 @@ export interface ExtractArchiveOptions {
   maxBytes: number;
   /** Stops the extraction: the file being written is discarded, the reason rethrown. */
   signal?: AbortSignal | undefined;
-  /** Told the absolute path of each temporary file when it is created and when it is gone. */
+  /**
+   * Told the absolute path of each temporary file, and of each new directory filled under a
+   * temporary name (`.archive.<hex>.part`), when it is created and when it is gone.
+   */
   onTemporaryFile?: ((event: 'created' | 'gone', path: string) => void) | undefined;
 }
 
@@ -50,17 +55,30 @@ const FILE_TYPES = new Set(['file', 'contiguous-file']);
 const SPECIAL_TYPES = new Set(['character-device', 'block-device', 'fifo']);
 
 /**
- * Extracts a tar stream into `directory`, streaming (memory stays flat): each regular file is
- * written atomically (`writeStreamAtomic`: a temporary file renamed into place), so a failed,
- * aborted or truncated archive leaves no half-written file and no temporary file; directories
- * are created without following links and no entry is ever written through a symbolic link
- * (see `ArchiveDirectories`); symbolic links are created as links (their target is not
- * checked: nothing here follows them); set-id and sticky bits are dropped. A file or link
+ * Extracts a tar stream into `directory`, streaming (memory stays flat). No file is ever visible
+ * half-written at its final path, and a failed, aborted or truncated archive leaves none and no
+ * temporary file:
+ * - a directory the extraction creates is filled under a temporary name and renamed into place
+ *   whole once the archive leaves it (`ArchiveDirectories`; also when the extraction fails, after
+ *   the file being written is removed). Its small files are created directly, `O_EXCL |
+ *   O_NOFOLLOW`, since nothing in it is visible yet (`writeNewFile`): one rename per new
+ *   directory, not one per file;
+ * - any other file (in a directory that was there before, a second entry of the same name, a
+ *   file over 64 KiB) is written to a temporary file renamed over its final name
+ *   (`writeBufferAtomic`, `writeStreamAtomic`).
+ *
+ * Directories are created without following links and no entry is ever written through a
+ * symbolic link (see `ArchiveDirectories`); symbolic links are created as links (their target
+ * is not checked: nothing here follows them); set-id and sticky bits are dropped. A file or link
  * replaces only a regular file or a link: never a directory, FIFO, device or socket
  * (`refuseReplacing`), which is not even opened. GNU sparse entries (type `S`, pax
  * `GNU.sparse.*`) are refused, not expanded: their data is not the file's content.
  *
- * Entries extracted before a failure stay. Errors are `INVALID_ARGUMENT` archive errors naming
+ * Entries extracted before a failure stay, but for one case: a new directory whose final name
+ * was taken meanwhile by something that is neither a directory nor free (a file or a link made
+ * by another process) is refused (`not-directory`, `through-symlink`) and what it held removed.
+ * A process killed mid-extraction may leave the directory being filled under its temporary
+ * name. Errors are `INVALID_ARGUMENT` archive errors naming
  * the entry (`archiveEntryError`; `details.reason` `too-many-entries` / `too-large` for the
  * limits, `malformed` for a stream that is not a tar or ends early), the signal's reason when it
  * fires, and file-system errors (`ENOSPC`, `EACCES`, ...) unchanged.
@@ -68,19 +86,12 @@ const SPECIAL_TYPES = new Set(['character-device', 'block-device', 'fifo']);
 export async function extractArchive(options: ExtractArchiveOptions): Promise<ArchiveSummary> {
   const { source, directory, walker, maxEntries, maxBytes, signal, onTemporaryFile } = options;
   const summary: ArchiveSummary = { files: 0, directories: 0, symlinks: 0, bytes: 0 };
-  const parser = tarExtract();
-  const stop = (reason: unknown) => parser.destroy(reason as Error);
-  const onSourceError = (error: Error) => stop(error);
-  const onAbort = () => stop(signal?.reason);
-  source.once('error', onSourceError);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  source.pipe(parser as unknown as NodeJS.WritableStream);
-  if (signal?.aborted) onAbort();
-  const directories = new ArchiveDirectories(directory, walker);
+  const directories = new ArchiveDirectories(directory, { walker, onTemporaryFile });
   let entries = 0;
   let declared = 0;
+  const umask = processUmask();
   try {
-    for await (const entry of parser) {
+    for await (const entry of tarEntries(source, signal)) {
       const { header } = entry;
       const name = header.name;
       entries += 1;
@@ -91,8 +102,7 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
           'too-many-entries',
         );
       }
-      // tar-stream sets `pax` (its types leave it out) to the entry's pax header, if any.
-      const { pax } = header as { pax?: Record<string, string> | null };
+      const { pax } = header;
       const sparse = gnuSparseFormat(pax);
       if (sparse !== undefined) {
         throw archiveEntryError(
@@ -115,14 +125,25 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
           );
         }
         if (parts.length === 0) throw archiveEntryError(name, 'names no file', 'empty-name');
-        const parent = directories.open(parts.slice(0, -1), name);
+        const { handle: parent, staged } = directories.locate(parts.slice(0, -1), name);
         const fileName = parts[parts.length - 1] as string;
+        const mode = (header.mode ?? 0o644) & 0o777;
+        const content = size <= SMALL_FILE_BYTES ? await entry.body.readWhole() : undefined;
+        if (content !== undefined && staged) {
+          // Not visible until its directory is published: no temporary file needed.
+          const written = writeNewFile({ directory: parent, name: fileName, mode, content, umask });
+          if (written !== undefined) {
+            summary.bytes += written;
+            summary.files += 1;
+            continue;
+          }
+        }
         refuseReplacing(parent, fileName, name);
         const directoryPath = onTemporaryFile ? directories.realPathOf(parent) : '';
         const write = {
           directory: parent,
           name: fileName,
-          mode: (header.mode ?? 0o644) & 0o777,
+          mode,
           onTemporaryFile: onTemporaryFile
             ? (event: 'created' | 'gone', temporary: string) =>
                 onTemporaryFile(event, `${directoryPath}/${temporary}`)
@@ -130,9 +151,12 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
         };
         try {
           summary.bytes +=
-            size <= SMALL_FILE_BYTES
-              ? writeBufferAtomic({ ...write, content: await readEntry(entry, size) })
-              : await writeStreamAtomic({ ...write, source: Readable.from(entry) });
+            content !== undefined
+              ? writeBufferAtomic({ ...write, content })
+              : await writeStreamAtomic({
+                  ...write,
+                  source: Readable.from(entry.body),
+                });
         } catch (error) {
           // The rename met a directory of that name.
           if (errnoOf(error) === 'EISDIR') {
@@ -143,7 +167,6 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
         summary.files += 1;
         continue;
       }
-      entry.resume();
       if (type === 'directory') {
         if (parts.length > 0) {
           directories.setMode(parts, (header.mode ?? 0o755) & 0o777, name);
@@ -167,6 +190,7 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
         throw archiveEntryError(name, `has an unsupported type (${type})`, 'unknown-type');
       }
     }
+    directories.finish();
     return summary;
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
@@ -179,20 +203,6 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
       error,
     );
   } finally {
-    source.off('error', onSourceError);
-    signal?.removeEventListener('abort', onAbort);
-    source.unpipe(parser as unknown as NodeJS.WritableStream);
-    parser.destroy();
     directories.close();
   }
-}
-
-/** The whole content of a small entry; rejects when the stream ends early. */
-async function readEntry(entry: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of entry) chunks.push(chunk);
-  const content = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-  if (content.length !== size)
-    throw new Error(`Unexpected end of data (${content.length} of ${size} bytes)`);
-  return content;
 }

@@ -1,18 +1,20 @@
 import {
   closeSync,
   constants,
-  createReadStream,
   fstatSync,
   lstatSync,
   openSync,
+  read,
   readdirSync,
   readlinkSync,
   readSync,
   type Stats,
 } from 'node:fs';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { MAX_ARCHIVE_DEPTH } from '@agent-workspace/protocol/constants';
-import { type Headers, type Pack, pack as tarPack } from 'tar-stream';
+import type { Headers } from 'tar-stream';
+import { encode as encodeHeader, encodePax } from 'tar-stream/headers.js';
 import type { DirectoryHandle } from '../../fs/directory-handle.js';
 import { errnoOf } from '../../fs/path-error.js';
 import type { PathWalker } from '../../fs/path-walker.js';
@@ -53,24 +55,26 @@ export interface PackEntry {
 
 /** What one packing walk carries down the tree. */
 interface PackWalk {
-  archive: Pack;
+  out: TarOutput;
   walker: PathWalker | undefined;
   prefix: string;
   include: PackDirectoryOptions['include'];
   onFile: PackDirectoryOptions['onFile'];
 }
 
-/** Files up to this size are read in one piece; larger ones stream. */
+/** Files up to this size are read in one piece, straight into the output; larger ones stream. */
 const SMALL_FILE_BYTES = 64 * 1024;
 
-/** Smallest piece the stream yields (but the last). */
-const OUTPUT_CHUNK_BYTES = 64 * 1024;
+/** Size of the pieces the stream yields (but the last and those of large files). */
+const OUTPUT_CHUNK_BYTES = 256 * 1024;
 
 /** Read size of large files. */
 const READ_CHUNK_BYTES = 256 * 1024;
 
 /** Never follow the last component, never block on a FIFO swapped in. */
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+const readAsync = promisify(read);
 
 /**
  * Streams the tree below `directory` as a tar (names relative to it, directories ending in `/`),
@@ -80,85 +84,65 @@ const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * keep their permission bits (set-id and sticky bits dropped) and modification time. An entry
  * that vanishes or changes type while the tree is read is left out; a file that shrinks while
  * it is read, or a tree deeper than `MAX_ARCHIVE_DEPTH`, ends the stream in error.
+ *
+ * Headers (tar-stream's encoder) and small files are written straight into 256 KiB pieces, a
+ * file read into its place with one `pread`: no stream or promise per entry.
  */
 export function packDirectory(options: PackDirectoryOptions): Readable {
-  const archive = tarPack();
   const { signal } = options;
-  const onAbort = () => archive.destroy(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const root = options.directory.openChild('.');
+  const stream = Readable.from(packChunks(options, root), { objectMode: false });
+  // The walk closes it, unless the stream ends before the walk starts.
+  stream.once('close', () => root.close());
+  if (signal !== undefined) {
+    const onAbort = () => stream.destroy(signal.reason);
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      stream.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
+  }
+  return stream;
+}
+
+/** The archive's pieces; closes `root` when done, failed or stopped early. */
+async function* packChunks(options: PackDirectoryOptions, root: DirectoryHandle) {
+  const out = new TarOutput();
   const prefix = options.prefix ?? '';
   const walk: PackWalk = {
-    archive,
+    out,
     walker: options.walker,
     prefix,
     include: options.include,
     onFile: options.onFile,
   };
-  const root = options.directory.openChild('.');
-  const work = (async () => {
-    try {
-      await packRoot(walk, root);
-      await options.finish?.((name, body) =>
-        addEntry(archive, { name, type: 'file', size: body.length, mode: 0o644 }, body),
-      );
-      archive.finalize();
-    } catch (error) {
-      archive.destroy(error as Error);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-  })();
-  void work;
-  return Readable.from(coalesce(archive as AsyncIterable<Buffer>), { objectMode: false });
-}
-
-/**
- * The chunks of `source` joined into pieces of at least {@link OUTPUT_CHUNK_BYTES}: the archive
- * comes as 512-byte headers and small bodies, and one socket write each would cost more than
- * the files.
- */
-async function* coalesce(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let pending: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of source) {
-    pending.push(chunk);
-    bytes += chunk.length;
-    if (bytes >= OUTPUT_CHUNK_BYTES) {
-      yield Buffer.concat(pending, bytes);
-      pending = [];
-      bytes = 0;
-    }
-  }
-  if (bytes > 0) yield Buffer.concat(pending, bytes);
-}
-
-/** Packs the directory itself when the walk has a prefix, then its tree; closes `root`. */
-async function packRoot(walk: PackWalk, root: DirectoryHandle): Promise<void> {
-  if (walk.prefix !== '') {
+  const added: Buffer[] = [];
+  if (prefix !== '') {
     try {
       const { mode, mtime } = root.stat();
-      await addEntry(walk.archive, {
-        name: walk.prefix,
-        type: 'directory',
-        mode: mode & 0o777,
-        mtime,
-      });
+      out.header({ name: prefix, type: 'directory', mode: mode & 0o777, mtime });
     } catch (error) {
       root.close();
       throw error;
     }
   }
-  await packTree(walk, root, walk.prefix, 0);
+  yield* packTree(walk, root, prefix, 0);
+  await options.finish?.(async (name, body) => {
+    out.header({ name, type: 'file', size: body.length, mode: 0o644, mtime: new Date() });
+    added.push(...out.body(body));
+  });
+  for (const piece of added) yield piece;
+  yield* out.end();
 }
 
 /** Packs the entries of `directory` (which it closes) under `prefix`. */
-async function packTree(
+async function* packTree(
   walk: PackWalk,
   directory: DirectoryHandle,
   prefix: string,
   depth: number,
-): Promise<void> {
-  const { archive, walker, include } = walk;
+): AsyncGenerator<Buffer> {
+  const { out, walker, include } = walk;
   try {
     if (depth > MAX_ARCHIVE_DEPTH) {
       throw new Error(`${prefix} is more than ${MAX_ARCHIVE_DEPTH} levels deep`);
@@ -168,7 +152,6 @@ async function packTree(
     const entries = readdirSync(directory.ref || '/', { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const dirent of entries) {
-      if (archive.destroyed) return;
       const { name } = dirent;
       const entryName = `${prefix}${name}`;
       // The type comes from the directory listing; some file systems leave it unknown.
@@ -189,14 +172,14 @@ async function packTree(
           if (isVanished(error)) continue;
           throw error;
         }
-        const { mode, mtime } = child.stat();
-        await addEntry(archive, {
-          name: `${entryName}/`,
-          type: 'directory',
-          mode: mode & 0o777,
-          mtime,
-        });
-        await packTree(walk, child, `${entryName}/`, depth + 1);
+        try {
+          const { mode, mtime } = child.stat();
+          out.header({ name: `${entryName}/`, type: 'directory', mode: mode & 0o777, mtime });
+        } catch (error) {
+          child.close();
+          throw error;
+        }
+        yield* packTree(walk, child, `${entryName}/`, depth + 1);
       } else if (stats.isSymbolicLink()) {
         let target: string;
         try {
@@ -205,15 +188,11 @@ async function packTree(
           if (isVanished(error) || errnoOf(error) === 'EINVAL') continue;
           throw error;
         }
-        await addEntry(archive, {
-          name: entryName,
-          type: 'symlink',
-          linkname: target,
-          mode: 0o777,
-        });
+        out.header({ name: entryName, type: 'symlink', linkname: target, mode: 0o777 });
       } else if (stats.isFile()) {
-        await packFile(walk, directory, name, entryName);
+        yield* packFile(walk, directory, name, entryName);
       }
+      if (out.full) yield out.take();
     }
   } finally {
     directory.close();
@@ -221,13 +200,13 @@ async function packTree(
 }
 
 /** Packs the regular file `name` of `directory`, unless it is no longer one. */
-async function packFile(
+async function* packFile(
   walk: PackWalk,
   directory: DirectoryHandle,
   name: string,
   entryName: string,
-): Promise<void> {
-  const { archive, walker } = walk;
+): AsyncGenerator<Buffer> {
+  const { out, walker } = walk;
   let fd: number;
   try {
     fd = openSync(directory.child(name), FILE_FLAGS);
@@ -235,96 +214,175 @@ async function packFile(
     if (isVanished(error)) return;
     throw error;
   }
-  let handedOver = false;
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile() || (walker?.confine && stats.nlink > 1)) return;
-    const header: Headers = {
-      name: entryName,
-      type: 'file',
-      size: stats.size,
-      mode: stats.mode & 0o777,
-      mtime: stats.mtime,
-    };
-    walk.onFile?.(entryName, stats.size);
-    if (stats.size <= SMALL_FILE_BYTES) {
-      await addEntry(archive, header, readExactly(fd, stats.size, entryName));
+    const { size } = stats;
+    walk.onFile?.(entryName, size);
+    const header = { name: entryName, type: 'file' as const, size, mode: stats.mode & 0o777 };
+    if (size <= SMALL_FILE_BYTES) {
+      if (!out.fits(size)) yield out.take();
+      out.header({ ...header, mtime: stats.mtime });
+      out.fill(size, (buffer, offset) => readExactly(fd, buffer, offset, size, entryName));
       return;
     }
-    const { sink, done } = openEntry(archive, header);
-    handedOver = true;
-    const file = createReadStream('', {
-      fd,
-      start: 0,
-      end: stats.size - 1,
-      highWaterMark: READ_CHUNK_BYTES,
-    });
-    try {
-      for await (const chunk of file) {
-        if (!sink.write(chunk as Buffer)) await drained(sink);
+    out.header({ ...header, mtime: stats.mtime });
+    yield out.take();
+    for (let offset = 0; offset < size; ) {
+      const piece = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, size - offset));
+      let filled = 0;
+      while (filled < piece.length) {
+        const { bytesRead } = await readAsync(
+          fd,
+          piece,
+          filled,
+          piece.length - filled,
+          offset + filled,
+        );
+        if (bytesRead === 0) {
+          throw new Error(`${entryName} shrank to ${offset + filled} of ${size} bytes while read`);
+        }
+        filled += bytesRead;
       }
-    } catch (error) {
-      sink.destroy(error as Error);
-      throw error;
+      offset += filled;
+      yield piece;
     }
-    sink.end();
-    await done;
+    out.pad(size);
   } finally {
-    if (!handedOver) closeSync(fd);
+    closeSync(fd);
   }
 }
 
-/** Adds an entry with no or a buffered body; resolves once the archive took it. */
-function addEntry(archive: Pack, header: Headers, body?: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const callback = (error?: Error | null) => (error ? reject(error) : resolve());
-    if (body === undefined) archive.entry(header, callback);
-    else archive.entry(header, body, callback);
-  });
-}
+/**
+ * The archive being written: headers and small bodies go into a buffer of
+ * {@link OUTPUT_CHUNK_BYTES}, taken away whole when full (a fresh one replaces it).
+ */
+class TarOutput {
+  #buffer = Buffer.allocUnsafe(OUTPUT_CHUNK_BYTES);
+  #length = 0;
 
-/** Starts an entry whose body is written to `sink`; `done` settles once the archive took it. */
-function openEntry(archive: Pack, header: Headers) {
-  let settle: (error?: Error | null) => void = () => {};
-  const done = new Promise<void>((resolve, reject) => {
-    settle = (error) => (error ? reject(error) : resolve());
-  });
-  // Observed here too: a failed read rejects it before anyone awaits it.
-  done.catch(() => {});
-  const sink = archive.entry(header, (error) => settle(error));
-  return { sink, done };
-}
+  /** True once the buffer is worth sending. */
+  get full(): boolean {
+    return this.#length >= OUTPUT_CHUNK_BYTES - 512;
+  }
 
-/** Resolves on the sink's next `drain`; rejects when it closes first (the archive went away). */
-function drained(sink: ReturnType<Pack['entry']>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (sink.destroyed) {
-      reject(new Error('the archive stream was closed'));
+  /** True when a header and a body of `size` bytes fit in what is left of the buffer. */
+  fits(size: number): boolean {
+    return this.#length + 1024 + padded(size) <= this.#buffer.length;
+  }
+
+  /** The bytes written so far, handed over; writing goes on into a fresh buffer. */
+  take(): Buffer {
+    const taken = this.#buffer.subarray(0, this.#length);
+    this.#buffer = Buffer.allocUnsafe(OUTPUT_CHUNK_BYTES);
+    this.#length = 0;
+    return taken;
+  }
+
+  /**
+   * Writes the header of an entry (owner 0, as tar-stream's `pack` writes them; a pax header
+   * first when a name does not fit ustar).
+   */
+  header(entry: Headers): void {
+    const header: Headers = {
+      ...entry,
+      size: entry.size ?? 0,
+      uid: 0,
+      gid: 0,
+      mtime: entry.mtime ?? new Date(),
+    };
+    const plain = encodeHeader(header);
+    if (plain !== null) {
+      this.#append(plain);
       return;
     }
-    const onDrain = () => {
-      sink.off('close', onClose);
-      resolve();
-    };
-    const onClose = () => {
-      sink.off('drain', onDrain);
-      reject(new Error('the archive stream was closed'));
-    };
-    sink.once('drain', onDrain);
-    sink.once('close', onClose);
-  });
+    const pax = encodePax({ name: header.name, linkname: header.linkname ?? undefined });
+    this.#append(
+      encodeHeader({
+        ...header,
+        name: 'PaxHeader',
+        linkname: header.linkname && 'PaxHeader',
+        size: pax.length,
+        type: 'pax-header',
+      }) as Buffer,
+    );
+    this.#append(pax);
+    this.pad(pax.length);
+    this.#append(
+      encodeHeader({
+        ...header,
+        name: 'PaxHeader',
+        linkname: header.linkname && 'PaxHeader',
+      }) as Buffer,
+    );
+  }
+
+  /** Lets `write` put the `size` bytes of a body in place, then pads it (`fits` checked first). */
+  fill(size: number, write: (buffer: Buffer, offset: number) => void): void {
+    this.#reserve(padded(size));
+    write(this.#buffer, this.#length);
+    this.#length += size;
+    this.pad(size);
+  }
+
+  /** Writes a body of any size and its padding; returns the full pieces to send first. */
+  body(content: Buffer): Buffer[] {
+    if (this.fits(content.length)) {
+      this.fill(content.length, (buffer, offset) => content.copy(buffer, offset));
+      return [];
+    }
+    const pieces = [this.take(), content];
+    this.pad(content.length);
+    return pieces;
+  }
+
+  /** The zeros that round a body of `size` bytes up to a 512-byte block. */
+  pad(size: number): void {
+    const rest = (512 - (size % 512)) % 512;
+    if (rest === 0) return;
+    this.#reserve(rest);
+    this.#buffer.fill(0, this.#length, this.#length + rest);
+    this.#length += rest;
+  }
+
+  /** The end of the archive (two zero blocks), then the last pieces. */
+  *end(): Generator<Buffer> {
+    this.#reserve(1024);
+    this.#buffer.fill(0, this.#length, this.#length + 1024);
+    this.#length += 1024;
+    yield this.take();
+  }
+
+  #append(bytes: Buffer): void {
+    this.#reserve(bytes.length);
+    bytes.copy(this.#buffer, this.#length);
+    this.#length += bytes.length;
+  }
+
+  /** Makes room for `bytes` more, growing the buffer when a piece would not fit at all. */
+  #reserve(bytes: number): void {
+    if (this.#length + bytes <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#length + bytes));
+    this.#buffer.copy(grown, 0, 0, this.#length);
+    this.#buffer = grown;
+  }
 }
 
-/** Reads exactly `size` bytes from the start of `fd`; fails when the file shrank. */
-function readExactly(fd: number, size: number, entryName: string): Buffer {
-  const buffer = Buffer.allocUnsafe(size);
-  let offset = 0;
-  while (offset < size) {
-    const read = readSync(fd, buffer, offset, size - offset, offset);
-    if (read === 0) throw new Error(`${entryName} shrank to ${offset} of ${size} bytes while read`);
-    offset += read;
+/** `size` rounded up to a whole number of 512-byte blocks. */
+function padded(size: number): number {
+  return Math.ceil(size / 512) * 512;
+}
+
+/** Reads the first `size` bytes of `fd` into `buffer` at `offset`; fails when the file shrank. */
+function readExactly(fd: number, buffer: Buffer, offset: number, size: number, entryName: string) {
+  let done = 0;
+  while (done < size) {
+    const bytesRead = readSync(fd, buffer, offset + done, size - done, done);
+    if (bytesRead === 0) {
+      throw new Error(`${entryName} shrank to ${done} of ${size} bytes while read`);
+    }
+    done += bytesRead;
   }
-  return buffer;
 }
 
 function lstatOrUndefined(target: string): Stats | undefined {

@@ -1,6 +1,5 @@
 import { lstatSync, type Stats } from 'node:fs';
 import type { DirectoryHandle } from '../../fs/directory-handle.js';
-import { errnoOf } from '../../fs/path-error.js';
 import { archiveEntryError } from './archive-entry-error.js';
 
 /**
@@ -10,14 +9,8 @@ import { archiveEntryError } from './archive-entry-error.js';
  * replaces one (as uploads never do). Nothing is opened: the entry is looked at with `lstat`.
  */
 export function refuseReplacing(parent: DirectoryHandle, name: string, entry: string): void {
-  let stats: Stats;
-  try {
-    stats = lstatSync(parent.child(name));
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return;
-    throw error;
-  }
-  if (stats.isFile() || stats.isSymbolicLink()) return;
+  const stats = lstatSync(parent.child(name), { throwIfNoEntry: false });
+  if (stats === undefined || stats.isFile() || stats.isSymbolicLink()) return;
   if (stats.isDirectory()) {
     throw archiveEntryError(entry, 'would replace a directory', 'is-directory');
   }

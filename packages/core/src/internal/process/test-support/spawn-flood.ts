@@ -26,6 +26,21 @@ const command = (text: string) =>
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
+/**
+ * The descriptor count once it is down to `limit`, or the last one seen within 2 s: a command's
+ * OOM-count read may still hold a file open for a moment after the command settled; a leak
+ * stays.
+ */
+async function settledDescriptors(limit: number): Promise<number> {
+  const deadline = Date.now() + 2_000;
+  let count = openDescriptors();
+  while (count > limit && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    count = openDescriptors();
+  }
+  return count;
+}
+
 // A first command sets up what every later spawn shares (libuv's signal pipes).
 await command('true');
 const descriptorsBefore = openDescriptors();
@@ -51,10 +66,11 @@ for (const [kind, settled] of await Promise.all(pending)) {
 }
 const after = await command('echo still works');
 const gitAfter = await runGit(['version'], { cwd });
+const descriptorsAfter = await settledDescriptors(descriptorsBefore);
 console.log(
   JSON.stringify({
     descriptorsBefore,
-    descriptorsAfter: openDescriptors(),
+    descriptorsAfter,
     outcomes,
     after: after.stdout,
     gitAfter: gitAfter.exitCode === 0 && gitAfter.stdout.startsWith('git version'),

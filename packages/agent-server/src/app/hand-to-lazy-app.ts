@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Options of {@link handToLazyApp}. */
+export interface HandToLazyAppOptions {
+  /** The app whose routes use the handler: closing it closes the lazy app too. */
+  owner: FastifyInstance;
+  /** Builds the lazy app (ready to route); called on the first request, again after a failure. */
+  build: () => Promise<FastifyInstance>;
+}
+
+/**
+ * A route handler that hands every request, as it came (body unread), to a Fastify app built on
+ * the first request rather than at start-up: for routes whose plugins cost start-up time every
+ * sandbox pays (Swagger UI, the port proxy's HTTP client). The owner's hooks ran first (session
+ * key, CORS), and the headers they set go out with the lazy app's answer.
+ */
+export function handToLazyApp({
+  owner,
+  build,
+}: HandToLazyAppOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  let lazy: Promise<FastifyInstance> | undefined;
+  owner.addHook('onClose', async () => {
+    await (await lazy?.catch(() => undefined))?.close();
+  });
+  return async (request, reply) => {
+    lazy ??= build().catch((error: unknown) => {
+      lazy = undefined;
+      throw error;
+    });
+    const app = await lazy;
+    reply.hijack();
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    app.routing(request.raw, reply.raw);
+  };
+}

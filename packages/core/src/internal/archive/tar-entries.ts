@@ -1,0 +1,252 @@
+import type { Readable } from 'node:stream';
+import type { Headers } from 'tar-stream';
+import { decode, decodeLongPath, decodePax } from 'tar-stream/headers.js';
+
+/** A header as the archive gives it (`type` null for a typeflag tar-stream does not know). */
+export type TarHeader = Omit<Headers, 'type' | 'size'> & {
+  type: Headers['type'] | null;
+  size: number;
+  /** The entry's pax records, if it had a pax header. */
+  pax?: Record<string, string> | null;
+};
+
+/** One entry of {@link tarEntries}. */
+export interface TarEntry {
+  header: TarHeader;
+  /**
+   * The body piece by piece; what the caller leaves unread is skipped. A directory's is empty
+   * (as tar-stream: a body it declares is not skipped).
+   */
+  body: TarBody;
+}
+
+/** The body of a {@link TarEntry}. */
+export interface TarBody extends AsyncIterable<Buffer> {
+  /** The whole body in one buffer, when none of it was read yet (for small bodies). */
+  readWhole(): Promise<Buffer>;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Largest pax or GNU long-name header body accepted (as tar-stream). */
+const MAX_HEADER_SIZE = 4 * 1024 * 1024;
+
+/**
+ * The entries of the tar stream `source`, parsed with tar-stream's own header codec and its
+ * rules (pax and global pax records, GNU long names, zero blocks skipped, a stream ending inside
+ * an entry or a header is `Unexpected end of data`), without a stream per entry: a body is read
+ * only when the caller asks, whole (`readWhole`) or piece by piece. The source is
+ * read to its end; it is not destroyed when the caller stops early (it may still answer).
+ * `signal` ends a read waiting on the source with its reason.
+ */
+export async function* tarEntries(
+  source: Readable,
+  signal?: AbortSignal | undefined,
+): AsyncGenerator<TarEntry> {
+  const input = new ChunkReader(source, signal);
+  let pax: Record<string, string> | null = null;
+  let paxGlobal: Record<string, string> | null = null;
+  let longPath: string | null = null;
+  let longLinkPath: string | null = null;
+  try {
+    for (;;) {
+      if (!(await input.fill(512))) {
+        if (input.buffered > 0) throw unexpectedEnd();
+        return;
+      }
+      const header = decode(input.take(512), 'utf-8', false) as TarHeader | null;
+      if (header === null) continue;
+      switch (header.type) {
+        case 'gnu-long-path':
+        case 'gnu-long-link-path':
+        case 'pax-global-header':
+        case 'pax-header': {
+          if (header.size > MAX_HEADER_SIZE) throw new Error('Header exceeds max size');
+          if (!(await input.fill(header.size))) throw unexpectedEnd();
+          const body = input.take(header.size);
+          if (header.type === 'gnu-long-path') longPath = decodeLongPath(body, 'utf-8');
+          else if (header.type === 'gnu-long-link-path')
+            longLinkPath = decodeLongPath(body, 'utf-8');
+          else if (header.type === 'pax-global-header') paxGlobal = decodePax(body);
+          else pax = paxGlobal === null ? decodePax(body) : { ...paxGlobal, ...decodePax(body) };
+          await input.skip(padding(header.size));
+          continue;
+        }
+      }
+      if (longPath !== null) {
+        header.name = longPath;
+        longPath = null;
+      }
+      if (longLinkPath !== null) {
+        header.linkname = longLinkPath;
+        longLinkPath = null;
+      }
+      if (pax !== null) {
+        if (pax.path) header.name = pax.path;
+        if (pax.linkpath) header.linkname = pax.linkpath;
+        if (pax.size) header.size = Number.parseInt(pax.size, 10);
+        header.pax = pax;
+        pax = null;
+      }
+      if (!(header.size >= 0)) throw new Error('Invalid header');
+      // As tar-stream: a directory's body, if it declares one, is not skipped.
+      const size = header.type === 'directory' ? 0 : header.size;
+      const body = new BodyReader(input, size);
+      yield { header, body };
+      await body.skipRest();
+      await input.skip(padding(size));
+    }
+  } finally {
+    input.close();
+  }
+}
+
+function unexpectedEnd(): Error {
+  return new Error('Unexpected end of data');
+}
+
+/** The zeros after a body of `size` bytes, up to the next 512-byte block. */
+function padding(size: number): number {
+  const rest = size % 512;
+  return rest === 0 ? 0 : 512 - rest;
+}
+
+/** An entry's body, read from the archive when asked. */
+class BodyReader implements TarBody {
+  readonly #input: ChunkReader;
+  #missing: number;
+
+  constructor(input: ChunkReader, size: number) {
+    this.#input = input;
+    this.#missing = size;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
+    while (this.#missing > 0) {
+      const piece = await this.#input.takeUpTo(this.#missing);
+      if (piece === undefined) throw unexpectedEnd();
+      this.#missing -= piece.length;
+      yield piece;
+    }
+  }
+
+  async readWhole(): Promise<Buffer> {
+    const size = this.#missing;
+    if (!(await this.#input.fill(size))) throw unexpectedEnd();
+    this.#missing = 0;
+    return this.#input.take(size);
+  }
+
+  /** Skips what the caller left unread. */
+  async skipRest(): Promise<void> {
+    await this.#input.skip(this.#missing);
+    this.#missing = 0;
+  }
+}
+
+/** The source's chunks, taken a given number of bytes at a time. */
+class ChunkReader {
+  readonly #iterator: AsyncIterator<Buffer>;
+  readonly #signal: AbortSignal | undefined;
+  readonly #aborted: Promise<never> | undefined;
+  readonly #onAbort: (() => void) | undefined;
+  readonly #chunks: Buffer[] = [];
+  /** Bytes of the first chunk already taken. */
+  #offset = 0;
+  #ended = false;
+  buffered = 0;
+
+  constructor(source: Readable, signal: AbortSignal | undefined) {
+    this.#iterator = source.iterator({ destroyOnReturn: false })[Symbol.asyncIterator]();
+    this.#signal = signal;
+    if (signal !== undefined) {
+      let reject: (reason: unknown) => void = () => {};
+      this.#aborted = new Promise<never>((_, fail) => {
+        reject = fail;
+      });
+      this.#aborted.catch(() => {});
+      this.#onAbort = () => reject(signal.reason);
+      if (signal.aborted) this.#onAbort();
+      else signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  /** Reads until `bytes` are buffered; false when the source ends first. */
+  async fill(bytes: number): Promise<boolean> {
+    while (this.buffered < bytes) {
+      if (!(await this.#pull())) return false;
+    }
+    return true;
+  }
+
+  /** The next `bytes` (buffered: see `fill`). */
+  take(bytes: number): Buffer {
+    if (bytes === 0) return EMPTY;
+    const first = this.#chunks[0] as Buffer;
+    if (first.length - this.#offset >= bytes) return this.#advance(first, bytes);
+    const whole = Buffer.allocUnsafe(bytes);
+    for (let copied = 0; copied < bytes; ) {
+      const chunk = this.#chunks[0] as Buffer;
+      const piece = this.#advance(chunk, Math.min(bytes - copied, chunk.length - this.#offset));
+      piece.copy(whole, copied);
+      copied += piece.length;
+    }
+    return whole;
+  }
+
+  /** Up to `bytes` of what comes next, reading when nothing is buffered; undefined at the end. */
+  async takeUpTo(bytes: number): Promise<Buffer | undefined> {
+    while (this.buffered === 0) {
+      if (!(await this.#pull())) return undefined;
+    }
+    const first = this.#chunks[0] as Buffer;
+    return this.#advance(first, Math.min(bytes, first.length - this.#offset));
+  }
+
+  /** Skips `bytes`; a source ending first is `Unexpected end of data`. */
+  async skip(bytes: number): Promise<void> {
+    for (let left = bytes; left > 0; ) {
+      const piece = await this.takeUpTo(left);
+      if (piece === undefined) throw unexpectedEnd();
+      left -= piece.length;
+    }
+  }
+
+  /** Stops reading (the source itself is left as it is). */
+  close(): void {
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener('abort', this.#onAbort);
+    if (!this.#ended) void this.#iterator.return?.()?.catch(() => {});
+    this.#ended = true;
+  }
+
+  async #pull(): Promise<boolean> {
+    if (this.#ended) return false;
+    const pending = this.#iterator.next();
+    const next = await (this.#aborted === undefined
+      ? pending
+      : Promise.race([pending, this.#aborted]));
+    if (next.done) {
+      this.#ended = true;
+      return false;
+    }
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    if (chunk.length > 0) {
+      this.#chunks.push(chunk);
+      this.buffered += chunk.length;
+    }
+    return true;
+  }
+
+  /** Takes `bytes` from the first chunk, which holds that many past the offset. */
+  #advance(first: Buffer, bytes: number): Buffer {
+    const start = this.#offset;
+    this.buffered -= bytes;
+    if (start + bytes === first.length) {
+      this.#chunks.shift();
+      this.#offset = 0;
+      return start === 0 ? first : first.subarray(start);
+    }
+    this.#offset += bytes;
+    return first.subarray(start, start + bytes);
+  }
+}

@@ -1,0 +1,109 @@
+import { createSocket } from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import type Docker from 'dockerode';
+import { type DockerConnection, isLoopback } from './docker-workspace-options.js';
+import { describeDockerEngine } from './resolve-docker.js';
+
+/** How one container is reached: at its own network address, or through published ports. */
+export type ContainerConnection = 'bridge' | 'published-port';
+
+/** Options of {@link chooseConnection}. */
+export interface ChooseConnectionOptions {
+  docker: Docker;
+  /** The `connect` option. */
+  connect: DockerConnection;
+  /** The `network` option; Docker's `bridge` when unset. */
+  network?: string | undefined;
+  /** The `publishAddress` option: one that is not loopback asks for published ports. */
+  publishAddress: string;
+}
+
+/** The choice, and whether the address must be seen to answer (`'auto'` only). */
+export interface ChosenConnection {
+  connection: ContainerConnection;
+  /** Check the address once the server listens, and fall back to published ports if it fails. */
+  verify: boolean;
+}
+
+/** Per engine and network: can this process reach containers at their own address? */
+const bridgeReachable = new Map<string, Promise<boolean>>();
+
+/**
+ * Resolves `connect`: `'bridge'` and `'published-port'` as given; `'auto'` is `'bridge'` (to be
+ * verified) when this process runs on Linux, reaches the engine over a local socket,
+ * `publishAddress` is a loopback address (another asks for ports reachable there), and the
+ * network's gateway is an address of one of this host's interfaces (its bridge is on this host,
+ * not in Docker Desktop's VM or rootless Docker's namespace), else `'published-port'`. The
+ * gateway check runs once per engine and network in this process.
+ */
+export async function chooseConnection({
+  docker,
+  connect,
+  network = 'bridge',
+  publishAddress,
+}: ChooseConnectionOptions): Promise<ChosenConnection> {
+  if (connect !== 'auto') return { connection: connect, verify: false };
+  const local = process.platform === 'linux' && usesLocalSocket(docker);
+  // `container:<name>` shares another container's network: no address of its own.
+  if (!local || !isLoopback(publishAddress) || network.includes(':')) {
+    return { connection: 'published-port', verify: false };
+  }
+  const key = cacheKey(docker, network);
+  let reachable = bridgeReachable.get(key);
+  if (!reachable) {
+    reachable = gatewayIsLocal(docker, network);
+    bridgeReachable.set(key, reachable);
+    // A failed inspect (an engine hiccup) is not remembered.
+    reachable.catch(() => bridgeReachable.delete(key));
+  }
+  const bridge = await reachable.catch(() => false);
+  return bridge
+    ? { connection: 'bridge', verify: true }
+    : { connection: 'published-port', verify: false };
+}
+
+/** Remembers that containers on `network` did not answer at their address: `'auto'` publishes. */
+export function forgetBridge(docker: Docker, network = 'bridge'): void {
+  bridgeReachable.set(cacheKey(docker, network), Promise.resolve(false));
+}
+
+function cacheKey(docker: Docker, network: string): string {
+  return `${describeDockerEngine(docker)}\n${network}`;
+}
+
+/** A unix socket (not `tcp://`, not `ssh://`): the engine runs on this machine or in its VM. */
+function usesLocalSocket(docker: Docker): boolean {
+  const modem = docker.modem as unknown as { host?: unknown; protocol?: unknown };
+  return !(typeof modem.host === 'string' && modem.host) && modem.protocol !== 'ssh';
+}
+
+async function gatewayIsLocal(docker: Docker, network: string): Promise<boolean> {
+  // One quick GET (dockerode's network inspect takes no abort signal).
+  const info = (await docker.getNetwork(network).inspect()) as {
+    IPAM?: { Config?: { Gateway?: string }[] | null };
+  };
+  const gateways = (info.IPAM?.Config ?? []).flatMap((entry) =>
+    entry.Gateway ? [entry.Gateway] : [],
+  );
+  for (const gateway of gateways) if (await isLocalAddress(gateway)) return true;
+  return false;
+}
+
+/**
+ * True when `address` is assigned to an interface of this host: a UDP socket can bind to it
+ * (`EADDRNOTAVAIL` otherwise). Unlike `os.networkInterfaces()` this sees an interface that is
+ * down, as Docker's bridge is while no container runs.
+ */
+function isLocalAddress(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createSocket(isIPv6(address) ? 'udp6' : 'udp4');
+    socket.once('error', () => {
+      socket.close();
+      resolve(false);
+    });
+    socket.bind({ address, port: 0, exclusive: true }, () => {
+      socket.close();
+      resolve(true);
+    });
+  });
+}

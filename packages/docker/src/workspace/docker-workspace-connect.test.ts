@@ -1,0 +1,108 @@
+/** The `connect` option: validation, the choice without a local engine, the container spec. */
+import { WorkspaceError } from '@agent-workspace/core';
+import Docker from 'dockerode';
+import { describe, expect, it } from 'vitest';
+import { readBridgePorts } from './bridge-ports.js';
+import { buildContainerSpec } from './build-container-spec.js';
+import { chooseConnection } from './choose-connection.js';
+import { DockerWorkspace } from './docker-workspace.js';
+
+const image = 'agent-workspace/agent-server:dev';
+
+function invalidConfigFields(options: Record<string, unknown>): unknown {
+  try {
+    new DockerWorkspace({ image, ...options });
+  } catch (error) {
+    expect(WorkspaceError.isInstance(error, 'INVALID_CONFIG'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('connect');
+    return (error as WorkspaceError).details.fields;
+  }
+  throw new Error('expected INVALID_CONFIG');
+}
+
+describe('DockerWorkspace connect option', () => {
+  it('accepts auto, bridge and published-port, defaulting to auto', () => {
+    for (const connect of ['auto', 'bridge', 'published-port'] as const) {
+      expect(new DockerWorkspace({ image, connect }).connection).toBeUndefined();
+    }
+    expect(new DockerWorkspace({ image }).connection).toBeUndefined();
+  });
+
+  it('rejects an unknown value with INVALID_CONFIG naming connect', () => {
+    expect(invalidConfigFields({ connect: 'host-port' })).toContain('connect');
+  });
+
+  it("rejects connect: 'bridge' with a publishAddress it would not use", () => {
+    expect(invalidConfigFields({ connect: 'bridge', publishAddress: '0.0.0.0' })).toContain(
+      'connect',
+    );
+    expect(
+      () => new DockerWorkspace({ image, connect: 'bridge', publishAddress: '127.0.0.1' }),
+    ).not.toThrow();
+  });
+});
+
+describe('chooseConnection', () => {
+  const local = new Docker({ socketPath: '/nonexistent/docker.sock' });
+
+  it('keeps an explicit choice without asking the engine', async () => {
+    for (const connect of ['bridge', 'published-port'] as const) {
+      expect(
+        await chooseConnection({ docker: local, connect, publishAddress: '127.0.0.1' }),
+      ).toEqual({ connection: connect, verify: false });
+    }
+  });
+
+  it('publishes for a remote engine, a non-loopback publishAddress or a container network', async () => {
+    const remote = new Docker({ host: '192.0.2.10', port: 2375 });
+    const auto = { connect: 'auto', publishAddress: '127.0.0.1' } as const;
+    const published = { connection: 'published-port', verify: false };
+    expect(await chooseConnection({ ...auto, docker: remote })).toEqual(published);
+    expect(await chooseConnection({ ...auto, docker: local, publishAddress: '0.0.0.0' })).toEqual(
+      published,
+    );
+    expect(await chooseConnection({ ...auto, docker: local, network: 'container:other' })).toEqual(
+      published,
+    );
+  });
+
+  it('publishes when the engine cannot be asked about the network', async () => {
+    expect(
+      await chooseConnection({ docker: local, connect: 'auto', publishAddress: '127.0.0.1' }),
+    ).toEqual({ connection: 'published-port', verify: false });
+  });
+});
+
+describe('container spec and ports of the bridge connection', () => {
+  it('exposes but does not publish ports when publishPorts is false', () => {
+    const spec = buildContainerSpec({
+      options: { image, publishAddress: '127.0.0.1', extraPorts: [5173] },
+      labels: {},
+      apiKey: 'k'.repeat(32),
+      environment: {},
+      publishPorts: false,
+    });
+    expect(Object.keys(spec.ExposedPorts ?? {})).toEqual(['8000/tcp', '5173/tcp']);
+    expect(spec.HostConfig?.PortBindings).toBeUndefined();
+  });
+
+  it('gives the container address per port, by network name or as the only network', () => {
+    const info = {
+      NetworkSettings: { Networks: { work: { IPAddress: '172.30.0.4', GlobalIPv6Address: '' } } },
+    } as unknown as Docker.ContainerInspectInfo;
+    const byName = readBridgePorts({ info, network: 'work', ports: [8000, 5173] });
+    expect(byName.get(5173)).toEqual({
+      containerPort: 5173,
+      host: '172.30.0.4',
+      port: 5173,
+      url: 'http://172.30.0.4:5173',
+    });
+    expect(readBridgePorts({ info, network: 'b1d0', ports: [8000] }).get(8000)?.url).toBe(
+      'http://172.30.0.4:8000',
+    );
+    const none = {
+      NetworkSettings: { Networks: { bridge: { IPAddress: '' } } },
+    } as unknown as Docker.ContainerInspectInfo;
+    expect(readBridgePorts({ info: none, ports: [8000] }).size).toBe(0);
+  });
+});

@@ -1,0 +1,137 @@
+import { WorkspaceError } from '@agent-workspace/core';
+import type { ConversationExecutionStatus } from '@agent-workspace/protocol';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { REMOTE_RUN_POLL_MAX_MS, RemoteRunStatus } from './remote-run-status.js';
+
+/** A REST status check that answers `answers` in turn (the last one from then on), counted. */
+function restStatus(...answers: ConversationExecutionStatus[]) {
+  let calls = 0;
+  return {
+    get calls() {
+      return calls;
+    },
+    fetch: async (): Promise<ConversationExecutionStatus> =>
+      answers[Math.min(calls++, answers.length - 1)]!,
+  };
+}
+
+/** Whether `promise` has settled once the pending callbacks (not timers) have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  for (let turn = 0; turn < 20; turn++) await Promise.resolve();
+  return done;
+}
+
+describe('RemoteRunStatus', () => {
+  beforeEach(() => {
+    // Fake timers that are never advanced: a wait that needed a timer would never end.
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('confirms a run end the socket reported before the wait began, without a timer', async () => {
+    const status = new RemoteRunStatus('idle');
+    const since = status.mark();
+    status.report('running');
+    status.report('finished');
+    const rest = restStatus('finished');
+    const wait = status.waitUntilNotRunning({
+      fetchStatus: rest.fetch,
+      assertOpen: () => {},
+      since,
+      socketConnected: () => true,
+    });
+    expect(await settled(wait)).toBe(true);
+    expect(await wait).toBe('finished');
+    expect(rest.calls).toBe(1);
+  });
+
+  it('waits for the socket to report a settled status, then checks it over REST', async () => {
+    const status = new RemoteRunStatus('idle');
+    const since = status.mark();
+    // A stale report (the run has not ended): REST says running, so it waits for the next one.
+    status.report('idle');
+    const rest = restStatus('running', 'paused');
+    const wait = status.waitUntilNotRunning({
+      fetchStatus: rest.fetch,
+      assertOpen: () => {},
+      since,
+      socketConnected: () => true,
+    });
+    expect(await settled(wait)).toBe(false);
+    expect(rest.calls).toBe(1);
+    status.report('running');
+    expect(await settled(wait)).toBe(false);
+    status.report('paused');
+    expect(await settled(wait)).toBe(true);
+    expect(await wait).toBe('paused');
+    expect(rest.calls).toBe(2);
+  });
+
+  it('polls REST with a backoff while the socket is down, and at most every second when up', async () => {
+    const status = new RemoteRunStatus('running');
+    let connected = false;
+    const rest = restStatus('running', 'running', 'running', 'running', 'finished');
+    const wait = status.waitUntilNotRunning({
+      fetchStatus: rest.fetch,
+      assertOpen: () => {},
+      since: status.mark(),
+      socketConnected: () => connected,
+    });
+    await vi.advanceTimersByTimeAsync(49);
+    expect(rest.calls).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(rest.calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(rest.calls).toBe(2);
+    // The socket is back: after the wait going on (200 ms), REST is asked once a second.
+    connected = true;
+    await vi.advanceTimersByTimeAsync(200);
+    expect(rest.calls).toBe(3);
+    await vi.advanceTimersByTimeAsync(REMOTE_RUN_POLL_MAX_MS - 1);
+    expect(rest.calls).toBe(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(rest.calls).toBe(4);
+    await vi.advanceTimersByTimeAsync(REMOTE_RUN_POLL_MAX_MS);
+    expect(await wait).toBe('finished');
+  });
+
+  it('rejects a waiting run when the socket fails for good or the conversation closes', async () => {
+    const fatal = new WorkspaceError({ code: 'NOT_FOUND', message: 'gone' });
+    const failing = new RemoteRunStatus('running');
+    const failed = failing.waitUntilNotRunning({
+      fetchStatus: restStatus('running').fetch,
+      assertOpen: () => {},
+      since: failing.mark(),
+      socketConnected: () => true,
+    });
+    failing.fail(fatal);
+    await expect(failed).rejects.toBe(fatal);
+
+    const closing = new RemoteRunStatus('running');
+    let open = true;
+    const closed = closing.waitUntilNotRunning({
+      fetchStatus: restStatus('running').fetch,
+      assertOpen: () => {
+        if (!open) throw new WorkspaceError({ code: 'WORKSPACE_CLOSED', message: 'closed' });
+      },
+      since: closing.mark(),
+      socketConnected: () => true,
+    });
+    open = false;
+    closing.close();
+    await expect(closed).rejects.toSatisfy((error) =>
+      WorkspaceError.isInstance(error, 'WORKSPACE_CLOSED'),
+    );
+  });
+});

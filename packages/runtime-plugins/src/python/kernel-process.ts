@@ -1,7 +1,10 @@
-// Trust boundary: exempt from the server's workspace, by design. The kernel is a long-lived
-// process the plugin host owns, not a bash command; it still gets the same boundary: the host's
-// command sandbox (confinement, egress policy) via `sandbox.wrap`, and the scrubbed environment
-// (no session keys); its cells are journaled by the plugin host as actions.
+// Trust boundary: exempt from the server's workspace, by design. Why: the workspace runs a
+// command to its end and returns its output, while a kernel is a long-lived process in its own
+// process group that the plugin host talks to over sockets for many cells; no workspace operation
+// can hold one. What it still gets is the same boundary, from the same pieces the workspace uses:
+// core's `spawnChild` inside the host's command sandbox (confinement, egress policy, through
+// `sandbox.wrap`), and the host's environment: scrubbed of the server's keys and carrying the
+// sweep marker, so a crashed server's kernel is found and ended like its commands.
 import type { CommandSandbox, ProcessLaunch } from '@agent-workspace/core';
 import { type SpawnedChild, spawnChild } from '@agent-workspace/core/internal';
 

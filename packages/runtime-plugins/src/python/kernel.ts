@@ -1,6 +1,7 @@
-// Trust boundary: exempt from the server's workspace. The kernel starts through
-// `KernelProcess.spawn`, which wraps it in the plugin host's command sandbox (confinement, egress
-// policy) with the scrubbed environment; see kernel-process.ts for why.
+// Trust boundary: exempt from the server's workspace, because a kernel is a long-lived process
+// no workspace operation can hold (see kernel-process.ts). It starts only through
+// `KernelProcess.spawn`: core's `spawnChild` in the plugin host's command sandbox (confinement,
+// egress policy), with the environment scrubbed of the server's keys and marked for the sweep.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

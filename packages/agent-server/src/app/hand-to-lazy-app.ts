@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hijackKeepingHeaders } from './hijack-keeping-headers.js';
 
 /** Options of {@link handToLazyApp}. */
 export interface HandToLazyAppOptions {
@@ -28,10 +29,6 @@ export function handToLazyApp({
       throw error;
     });
     const app = await lazy;
-    reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    app.routing(request.raw, reply.raw);
+    app.routing(request.raw, hijackKeepingHeaders(reply));
   };
 }

@@ -9,6 +9,7 @@ import contentDisposition from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { hijackKeepingHeaders } from '../app/hijack-keeping-headers.js';
 import { HttpError } from '../app/http-error.js';
 import { requireAbsolutePath } from '../app/require-absolute-path.js';
 import type { ServerContext } from '../app/server-context.js';
@@ -83,12 +84,8 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
       const input = requireAbsolutePath(request.query.path);
       const download = openDownload(context.paths, input);
       // Sent by hand (with the headers hooks set), so the file's read buffers can be reused.
-      reply.hijack();
-      const response = reply.raw;
+      const response = hijackKeepingHeaders(reply);
       try {
-        for (const [name, value] of Object.entries(reply.getHeaders())) {
-          if (value !== undefined) response.setHeader(name, value);
-        }
         response.writeHead(200, {
           'content-type': 'application/octet-stream',
           'content-disposition': contentDisposition(path.basename(input)),

@@ -59,12 +59,12 @@ export {
 } from './git/repository-search.js';
 export { type ResolveBaseRefOptions, resolveBaseRef } from './git/resolve-base-ref.js';
 export { DEFAULT_MAX_OUTPUT_BYTES } from './internal/output/default-max-output-bytes.js';
+export { LocalWorkspace } from './local/local-workspace.js';
 export {
   DEFAULT_MAX_FILE_WATCHERS,
   type LocalSandboxOptions,
-  LocalWorkspace,
   type LocalWorkspaceOptions,
-} from './local/local-workspace.js';
+} from './local/local-workspace-options.js';
 export {
   type AcquireDirectoryOptions,
   acquireDirectory,

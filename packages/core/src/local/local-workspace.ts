@@ -7,10 +7,7 @@ import type {
   GitCommitsPage,
   GitDiff,
 } from '@agent-workspace/protocol';
-import {
-  BubblewrapSandbox,
-  type BubblewrapSandboxOptions,
-} from '../command-sandbox/bubblewrap-sandbox.js';
+import { BubblewrapSandbox } from '../command-sandbox/bubblewrap-sandbox.js';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -41,36 +38,13 @@ import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.
 import type { WorkspaceFork } from '../workspace/workspace-fork.js';
 import { copyFileAtomic } from './copy-file-atomic.js';
 import type { ForkLocalWorkspaceOptions, LocalForkOrigin } from './fork-local-workspace.js';
+import {
+  DEFAULT_MAX_FILE_WATCHERS,
+  type LocalSandboxOptions,
+  type LocalWorkspaceOptions,
+} from './local-workspace-options.js';
 import { runLocalCommand } from './run-local-command.js';
 import { watchDirectoryTree } from './watch-directory-tree.js';
-
-/** Default of {@link LocalWorkspaceOptions.maxFileWatchers}. */
-export const DEFAULT_MAX_FILE_WATCHERS = 32;
-
-/** Options of {@link LocalWorkspace}. */
-export interface LocalWorkspaceOptions {
-  /** Directory relative paths resolve against. Relative values resolve against `process.cwd()`. Default `process.cwd()`. */
-  workingDir?: string | undefined;
-  /** Cap on captured bytes per stream; the tail is kept. Default 10 MiB. */
-  maxOutputBytes?: number | undefined;
-  /** Variables merged over `process.env` for every command (a command's own `env` wins). */
-  env?: Record<string, string> | undefined;
-  /**
-   * Run commands and git in a {@link BubblewrapSandbox} around `workingDir` (Linux only):
-   * `true`, or its `network` (`true`, `false` or `{ allowHosts }`), `onEgressRefused`,
-   * `readOnlyPaths` and `writablePaths`. Started on first use and closed by `close()`. With
-   * `network: { allowHosts }` every command gets the sandbox's proxy variables
-   * (`proxyEnvironment('command')`) under the workspace's and its own `env`. It confines
-   * commands and git, not this process's own `fileUpload` / `fileDownload` calls, which stay
-   * host-side.
-   */
-  sandbox?: true | LocalSandboxOptions | undefined;
-  /**
-   * Most watchers (`watch`) open at once; one more is `RESOURCE_EXHAUSTED`. Default
-   * `DEFAULT_MAX_FILE_WATCHERS` (32).
-   */
-  maxFileWatchers?: number | undefined;
-}
 
 /** What every {@link LocalWorkspace} supports beyond the core contract. */
 const LOCAL_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
@@ -83,9 +57,6 @@ const LOCAL_CAPABILITIES: WorkspaceCapabilities = Object.freeze({
 
 /** The proxy user name of a {@link LocalWorkspace}'s commands (see `proxyEnvironment`). */
 const COMMAND_EGRESS_SOURCE = 'command';
-
-/** Sandbox options of a {@link LocalWorkspace}; its working dir is the workspace's. */
-export type LocalSandboxOptions = Omit<BubblewrapSandboxOptions, 'workingDir'>;
 
 /**
  * A workspace on this machine. Commands run with `bash -c` in their own process group, so a

@@ -1,11 +1,8 @@
-import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import type { Writable } from 'node:stream';
 import type { CommandResult } from '@agent-workspace/protocol';
 import { checkCommandEnvironment, checkCommandText } from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
-import { WorkspaceError } from '../errors/workspace-error.js';
 import { MAX_TIMER_MS } from '../internal/max-timer-ms.js';
 import { OutputCapture } from '../internal/output/output-capture.js';
 import { bashPath } from '../internal/process/bash-path.js';
@@ -14,12 +11,11 @@ import {
   type ProcessGroupKill,
   signalProcessGroup,
 } from '../internal/process/kill-process-group.js';
-import { readOomKills } from '../internal/process/read-oom-kills.js';
 import { type ChildExit, spawnChild } from '../internal/process/spawn-child.js';
-import { classifyTermination } from './classify-termination.js';
+import { assertDirectory } from './assert-directory.js';
+import { classifyWithOomKills, oomKillsSoFar } from './oom-kills-so-far.js';
 import type { RunLocalCommandOptions } from './run-local-command-options.js';
-
-const SIGKILL_EXIT = 128 + osConstants.signals.SIGKILL;
+import { writeToStdin } from './write-to-stdin.js';
 
 /**
  * How long to keep reading after bash exits. Output a backgrounded process writes after that
@@ -91,25 +87,6 @@ export function startLocalCommand(options: StartLocalCommandOptions): LocalComma
     controls = run(options, resolve, reject);
   });
   return controls ? { ...controls, result } : unstartedHandle(result);
-}
-
-/** The OOM-kill count read in flight, shared by the commands that start while it runs. */
-let oomKillsRead: Promise<number | undefined> | undefined;
-
-/**
- * {@link readOomKills} for a command about to start: a read that is still running began before
- * this command, so its count is as good a "before" as a new one, and commands started together
- * (a burst of them) share one read.
- */
-function oomKillsSoFar(): Promise<number | undefined> {
-  if (oomKillsRead) return oomKillsRead;
-  const read = readOomKills();
-  oomKillsRead = read;
-  const done = (): void => {
-    if (oomKillsRead === read) oomKillsRead = undefined;
-  };
-  read.then(done, done);
-  return read;
 }
 
 /** Handle methods of a running command, without `result`. */
@@ -205,16 +182,7 @@ function run(
         durationMs,
       };
       const facts = { timedOut, exitCode, exitSignal };
-      const killed = exitCode === SIGKILL_EXIT || exitSignal === 'SIGKILL';
-      const counted = killed
-        ? Promise.all([oomKillsBefore, readOomKills()])
-        : Promise.resolve([undefined, undefined]);
-      void counted.then(([before, after]) => {
-        const terminationReason = classifyTermination({
-          ...facts,
-          oomKillsBefore: before,
-          oomKillsAfter: after,
-        });
+      void classifyWithOomKills(facts, oomKillsBefore).then((terminationReason) => {
         resolve(terminationReason ? { ...result, terminationReason } : result);
       });
     }
@@ -288,7 +256,7 @@ function run(
 
   return {
     pid,
-    writeStdin: (data) => writeTo(stdin, options.stdin === 'pipe', data),
+    writeStdin: (data) => writeToStdin(stdin, options.stdin === 'pipe', data),
     closeStdin: () => {
       stdin?.end();
     },
@@ -312,64 +280,15 @@ function run(
   };
 }
 
-/** Writes `data` to a piped stdin, rejecting with `INVALID_ARGUMENT` when it cannot be written. */
-function writeTo(stdin: Writable | null, piped: boolean, data: string | Uint8Array): Promise<void> {
-  if (!stdin || !piped) {
-    return Promise.reject(invalidArgument('stdin', "was not piped (start with stdin: 'pipe')"));
-  }
-  if (stdin.writableEnded || stdin.destroyed) {
-    return Promise.reject(invalidArgument('stdin', 'is closed'));
-  }
-  return new Promise((resolve, reject) => {
-    stdin.write(data, (error) => {
-      if (error) reject(invalidArgument('stdin', `is closed (${error.message})`));
-      else resolve();
-    });
-  });
-}
-
 /** The handle of a command whose shell never started: `result` rejects, controls do nothing. */
 function unstartedHandle(result: Promise<CommandResult>): LocalCommandHandle {
   return {
     pid: undefined,
     result,
-    writeStdin: () => writeTo(null, false, ''),
+    writeStdin: () => writeToStdin(null, false, ''),
     closeStdin: () => {},
     signal: () => {},
     pauseOutput: () => {},
     resumeOutput: () => {},
   };
-}
-
-/**
- * Throws `INVALID_CWD` unless `cwd` is an existing directory. Synchronous on purpose: one local
- * stat costs microseconds, while a thread-pool round trip would add latency to every command.
- */
-function assertDirectory(cwd: string): void {
-  let isDirectory: boolean;
-  try {
-    isDirectory = statSync(cwd).isDirectory();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new WorkspaceError({
-      code: 'INVALID_CWD',
-      message:
-        code === 'ENOENT' || code === 'ENOTDIR'
-          ? `cwd does not exist: ${cwd}`
-          : `cwd is not accessible: ${cwd} (${code ?? errorMessage(error)})`,
-      cause: error,
-      details: { path: cwd },
-    });
-  }
-  if (!isDirectory) {
-    throw new WorkspaceError({
-      code: 'INVALID_CWD',
-      message: `cwd is not a directory: ${cwd}`,
-      details: { path: cwd },
-    });
-  }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,20 +6,13 @@ import {
   DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
-  FILE_WATCH_CAPABILITY,
   type FileOperationResult,
   type InitState,
   type ObservationWire,
-  PORT_PROXY_CAPABILITY,
   type ServerInfo,
   serverInfoFromWire,
-  WORKSPACE_IDENTITY_CAPABILITY,
-  WORKSPACE_METRICS_CAPABILITY,
-  WORKSPACE_METRICS_ROUTE,
   type WorkspaceIdentity,
   type WorkspaceMetrics,
-  workspaceIdentityFromWire,
-  workspaceMetricsFromWire,
 } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
@@ -32,10 +25,9 @@ import type { ExposedPort } from '../workspace/port-exposure.js';
 import { AgentServerClient } from './agent-server-client.js';
 import { createRemoteDirectory } from './create-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
-import { downloadWorkspaceArchive } from './download-workspace-archive.js';
 import { ExecConnection } from './exec-connection.js';
 import type { PortForwarderOptions } from './port-forwarder.js';
-import { executeRemoteAction } from './remote-actions.js';
+import { RemoteExtensions } from './remote-extensions.js';
 import { RemoteGitQueries } from './remote-git-queries.js';
 import { initializeRemote, remoteInitState } from './remote-init.js';
 import type { RemoteTransportOptions } from './remote-workspace-options.js';
@@ -44,7 +36,6 @@ import { type PolledCommandState, runPolledCommand } from './run-polled-command.
 import { runStreamedCommand } from './run-streamed-command.js';
 import { transferRemoteDirectory } from './transfer-remote-directory.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
-import { watchRemoteDirectory } from './watch-remote-directory.js';
 import type {
   WorkspaceArchiveOptions,
   WorkspaceArchiveResult,
@@ -70,6 +61,8 @@ export class RemoteTransport {
   readonly #polled: PolledCommandState = { integerTimeouts: false };
   /** The git routes, cut short by `close()`. */
   readonly git: RemoteGitQueries;
+  /** Identity, metrics, port proxy, watching, archives and actions. */
+  readonly #extensions: RemoteExtensions;
 
   constructor(options: RemoteTransportOptions) {
     this.#options = options;
@@ -84,6 +77,13 @@ export class RemoteTransport {
     // Every running command listens on this signal.
     setMaxListeners(0, this.#closing.signal);
     this.git = new RemoteGitQueries(this.#client, this.#closing.signal);
+    this.#extensions = new RemoteExtensions({
+      options,
+      client: this.#client,
+      closing: this.#closing.signal,
+      capabilities: () => this.#serverCapabilities(),
+      track: (work) => this.#track(work),
+    });
   }
 
   /** Fetches `GET /server_info` (never cached). */
@@ -98,66 +98,19 @@ export class RemoteTransport {
     );
   }
 
-  /**
-   * The server's `GET /api/workspace/identity`, or `undefined` when the server does not list
-   * `WORKSPACE_IDENTITY_CAPABILITY` (an OpenHands server).
-   */
-  async workspaceIdentity(signal?: AbortSignal): Promise<WorkspaceIdentity | undefined> {
-    const capabilities = await this.#serverCapabilities();
-    if (signal?.aborted) throw abortedError(signal);
-    if (!capabilities.includes(WORKSPACE_IDENTITY_CAPABILITY)) return undefined;
-    return this.#client.json(
-      {
-        method: 'GET',
-        path: AGENT_SERVER_ROUTES.workspaceIdentity,
-        signal: anySignal([signal, this.#closing.signal]),
-      },
-      workspaceIdentityFromWire,
-    );
+  /** The server's workspace identity (see {@link RemoteExtensions.workspaceIdentity}). */
+  workspaceIdentity(signal?: AbortSignal): Promise<WorkspaceIdentity | undefined> {
+    return this.#extensions.workspaceIdentity(signal);
   }
 
-  /**
-   * The server's `GET /api/workspace/metrics`.
-   *
-   * @throws WorkspaceError `NOT_SUPPORTED` when the server does not list
-   * `WORKSPACE_METRICS_CAPABILITY` (an OpenHands server).
-   */
-  async metrics(signal?: AbortSignal): Promise<WorkspaceMetrics> {
-    const capabilities = await this.#serverCapabilities();
-    if (signal?.aborted) throw abortedError(signal);
-    if (!capabilities.includes(WORKSPACE_METRICS_CAPABILITY)) {
-      throw new WorkspaceError({
-        code: 'NOT_SUPPORTED',
-        message: `the agent-server does not offer ${WORKSPACE_METRICS_ROUTE} (capability ${WORKSPACE_METRICS_CAPABILITY})`,
-      });
-    }
-    return this.#client.json(
-      {
-        method: 'GET',
-        path: WORKSPACE_METRICS_ROUTE,
-        signal: anySignal([signal, this.#closing.signal]),
-      },
-      workspaceMetricsFromWire,
-    );
+  /** The server's metrics (see {@link RemoteExtensions.metrics}). */
+  metrics(signal?: AbortSignal): Promise<WorkspaceMetrics> {
+    return this.#extensions.metrics(signal);
   }
 
-  /**
-   * Forwards a loopback port here to `port` through the server's port proxy (see
-   * {@link startPortForwarder}); `NOT_SUPPORTED` unless the server lists
-   * `PORT_PROXY_CAPABILITY`.
-   */
-  async forwardPort(options: PortForwarderOptions, signal?: AbortSignal): Promise<ExposedPort> {
-    const capabilities = await this.#serverCapabilities();
-    if (signal?.aborted) throw abortedError(signal);
-    if (!capabilities.includes(PORT_PROXY_CAPABILITY)) {
-      throw new WorkspaceError({
-        code: 'NOT_SUPPORTED',
-        message: `the agent-server does not offer its port proxy (capability ${PORT_PROXY_CAPABILITY})`,
-      });
-    }
-    // Loaded here: it brings undici and ws, which file transfers do not need.
-    const { startPortForwarder } = await import('./port-forwarder.js');
-    return startPortForwarder(options);
+  /** Forwards a loopback port to the server's port proxy (see {@link RemoteExtensions.forwardPort}). */
+  forwardPort(options: PortForwarderOptions, signal?: AbortSignal): Promise<ExposedPort> {
+    return this.#extensions.forwardPort(options, signal);
   }
 
   /**
@@ -244,29 +197,9 @@ export class RemoteTransport {
     return this.#serverCapabilities();
   }
 
-  /**
-   * Watches the server directory `path` over its file-watch socket (see
-   * {@link watchRemoteDirectory}); `NOT_SUPPORTED` when the server does not list
-   * `FILE_WATCH_CAPABILITY` (an OpenHands server).
-   */
-  async watch(path: string, options: CheckedFileWatchOptions): Promise<FileWatcher> {
-    const capabilities = await this.#serverCapabilities();
-    if (!capabilities.includes(FILE_WATCH_CAPABILITY)) {
-      throw new WorkspaceError({
-        code: 'NOT_SUPPORTED',
-        message: `the agent-server at ${this.#options.host} does not watch files`,
-      });
-    }
-    const { host, apiKey, connectTimeoutMs } = this.#options;
-    return watchRemoteDirectory({
-      ...options,
-      url: this.#client.websocketUrl(AGENT_SERVER_ROUTES.fileWatchSocket),
-      path,
-      host,
-      apiKey,
-      connectTimeoutMs,
-      closing: this.#closing.signal,
-    });
+  /** Watches a server directory (see {@link RemoteExtensions.watch}). */
+  watch(path: string, options: CheckedFileWatchOptions): Promise<FileWatcher> {
+    return this.#extensions.watch(path, options);
   }
 
   /** Makes a directory and its parents on the server (see {@link createRemoteDirectory}). */
@@ -284,19 +217,13 @@ export class RemoteTransport {
     });
   }
 
-  /** OpenHands' workspace archive of a server directory, into a local file (see {@link downloadWorkspaceArchive}). */
+  /** OpenHands' workspace archive of a server directory (see {@link RemoteExtensions.workspaceArchive}). */
   workspaceArchive(
     sourcePath: string,
     destinationPath: string,
     options: WorkspaceArchiveOptions,
   ): Promise<WorkspaceArchiveResult> {
-    return downloadWorkspaceArchive({
-      ...options,
-      client: this.#client,
-      sourcePath,
-      destinationPath,
-      signal: this.#closing.signal,
-    });
+    return this.#extensions.workspaceArchive(sourcePath, destinationPath, options);
   }
 
   /** Copies a local directory to the server (see {@link transferRemoteDirectory}). */
@@ -317,16 +244,9 @@ export class RemoteTransport {
     return this.#directoryTransfer('download', sourcePath, destinationPath, signal);
   }
 
-  /** Runs an OpenHands action on the server (see {@link executeRemoteAction}). */
+  /** Runs an OpenHands action on the server (see {@link RemoteExtensions.executeAction}). */
   executeAction(action: ActionWire, signal?: AbortSignal): Promise<ObservationWire> {
-    return this.#track(
-      executeRemoteAction({
-        client: this.#client,
-        action,
-        signal: anySignal([signal, this.#closing.signal]),
-        requestTimeoutMs: this.#options.requestTimeoutMs,
-      }),
-    );
+    return this.#extensions.executeAction(action, signal);
   }
 
   /** Closes once the operations running now have ended (the workspace moved to another key). */

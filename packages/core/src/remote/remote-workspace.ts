@@ -1,15 +1,4 @@
-import type {
-  ActionWire,
-  CommandResult,
-  FileOperationResult,
-  GitChange,
-  GitCommitsPage,
-  GitDiff,
-  ObservationWire,
-  RuntimePluginStatusWire,
-  ServerInfo,
-  WorkspaceMetrics,
-} from '@agent-workspace/protocol';
+import type { ServerInfo, WorkspaceMetrics } from '@agent-workspace/protocol';
 import {
   FILE_WATCH_CAPABILITY,
   PORT_PROXY_CAPABILITY,
@@ -21,12 +10,6 @@ import {
   type AgentServerEndpoint,
   agentServerEndpoint,
 } from '../workspace/agent-server-endpoint.js';
-import {
-  BaseWorkspace,
-  type CapabilityHookOptions,
-  type CommandRequest,
-} from '../workspace/base-workspace.js';
-import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import {
   checkFileWatchOptions,
   type FileWatch,
@@ -42,12 +25,6 @@ import {
   workspaceIdOf,
 } from '../workspace/workspace-identity.js';
 import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
-import {
-  checkGitHistoryOptions,
-  type GitChangesOptions,
-  type GitCommitsOptions,
-  type GitDiffOptions,
-} from './git-history-options.js';
 import { RemoteConnection } from './remote-connection.js';
 import type {
   DeferredInitState,
@@ -60,12 +37,7 @@ import {
   type RemoteWorkspaceOptions,
   resolveRemoteWorkspaceOptions,
 } from './remote-workspace-options.js';
-import {
-  checkWorkspaceArchiveOptions,
-  resolveArchiveDestination,
-  type WorkspaceArchiveOptions,
-  type WorkspaceArchiveResult,
-} from './workspace-archive-options.js';
+import { TransportBackedWorkspace } from './transport-backed-workspace.js';
 
 /** Re-exported: core's index and callers take them from here. */
 export { AGENT_SERVER_CAPABILITIES, CLIENT_TIMEOUT_GRACE_MS, type RemoteWorkspaceOptions };
@@ -123,7 +95,7 @@ const ANNOUNCED_CAPABILITIES = [
  * const result = await workspace.executeCommand('ls -la', { onStdout: process.stdout.write });
  * ```
  */
-export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
+export class RemoteWorkspace extends TransportBackedWorkspace implements FileWatch {
   readonly kind = 'remote';
   /** Base URL of the agent-server, without a trailing slash. */
   readonly host: string;
@@ -150,7 +122,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   /** Fetches `GET /server_info` (never cached). */
   async serverInfo(): Promise<ServerInfo> {
     this.assertOpen();
-    const info = await (await this.#connect()).serverInfo();
+    const info = await (await this.connectTransport()).serverInfo();
     this.#learn(info.capabilities);
     return info;
   }
@@ -161,7 +133,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
    */
   async prepare(): Promise<void> {
     if (this.closed) return;
-    await this.#connect().then(
+    await this.connectTransport().then(
       async (transport) => {
         await transport.prepare();
         this.#learn(await transport.capabilities().catch(() => []));
@@ -176,7 +148,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
    */
   async alive(): Promise<boolean> {
     this.assertOpen();
-    return (await this.#connect()).alive();
+    return (await this.connectTransport()).alive();
   }
 
   /**
@@ -185,7 +157,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
    */
   async initState(options: InitStateOptions = {}): Promise<DeferredInitState | undefined> {
     this.assertOpen();
-    return (await this.#connect()).initState(options.signal);
+    return (await this.connectTransport()).initState(options.signal);
   }
 
   /**
@@ -201,7 +173,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
   async initialize(options: InitializeWorkspaceOptions = {}): Promise<void> {
     this.assertOpen();
     const { sessionApiKeys, signal } = options;
-    await (await this.#connect()).initialize({ sessionApiKeys, signal });
+    await (await this.connectTransport()).initialize({ sessionApiKeys, signal });
     const key = sessionApiKeys?.[0];
     if (key !== undefined && key !== this.#connection.apiKey) this.#connection.switchKey(key);
   }
@@ -211,7 +183,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
     options: WorkspaceIdentityOptions = {},
   ): Promise<DescribedWorkspaceIdentity> {
     const { signal } = options;
-    const transport = await this.#connect();
+    const transport = await this.connectTransport();
     if (signal?.aborted) throw abortedError(signal);
     const served = await transport.workspaceIdentity(signal);
     if (served === undefined) {
@@ -244,7 +216,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
     const checked = checkFileWatchOptions(options);
     const target = this.resolvePath(path, 'path');
     if (checked.signal?.aborted) throw abortedError(checked.signal);
-    const transport = await this.#connect();
+    const transport = await this.connectTransport();
     this.#learn(await transport.capabilities());
     return transport.watch(target, checked);
   }
@@ -261,60 +233,6 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
     });
   }
 
-  protected async runCommand(request: CommandRequest): Promise<CommandResult> {
-    return (await this.#connect()).runCommand(request);
-  }
-
-  protected async runFileUpload(
-    sourcePath: string,
-    destinationPath: string,
-  ): Promise<FileOperationResult> {
-    return (await this.#connect()).fileUpload(sourcePath, destinationPath);
-  }
-
-  protected async runFileDownload(
-    sourcePath: string,
-    destinationPath: string,
-  ): Promise<FileOperationResult> {
-    return (await this.#connect()).fileDownload(sourcePath, destinationPath);
-  }
-
-  /** The changed paths of a repository (see `Workspace.gitChanges`), against `options.ref` when given. */
-  override async gitChanges(
-    repositoryPath: string,
-    options: GitChangesOptions = {},
-  ): Promise<GitChange[]> {
-    if (options.ref === undefined) return super.gitChanges(repositoryPath);
-    this.assertOpen();
-    checkGitHistoryOptions(options);
-    const target = this.resolvePath(repositoryPath, 'path');
-    return (await this.#connect()).git.changes(target, { ref: options.ref });
-  }
-
-  /**
-   * A file now and at the base (see `Workspace.gitDiff`), against `options.ref` when given; with
-   * `options.commit`, the file as that commit changed it (OpenHands' `git/diff?commit=`).
-   */
-  override async gitDiff(filePath: string, options: GitDiffOptions = {}): Promise<GitDiff> {
-    if (options.ref === undefined && options.commit === undefined) return super.gitDiff(filePath);
-    this.assertOpen();
-    checkGitHistoryOptions(options);
-    const { ref, commit } = options;
-    return (await this.#connect()).git.diff(this.resolvePath(filePath, 'path'), { ref, commit });
-  }
-
-  /**
-   * OpenHands' `POST` of `FILE_BROWSER_ROUTES.createDirectory`: makes the directory `path` (relative to
-   * `workingDir`) and its missing parents on the server; an existing directory is fine.
-   *
-   * @throws WorkspaceError `INVALID_ARGUMENT` (a file in the way), `FORBIDDEN` (permission,
-   * the server's confinement), `NOT_SUPPORTED` (a server without the route).
-   */
-  async createDirectory(path: string): Promise<void> {
-    this.assertOpen();
-    return (await this.#connect()).createDirectory(this.resolvePath(path, 'path'));
-  }
-
   /**
    * What the agent-server's sandbox uses now (`ResourceMetrics`): its cgroup's CPU, memory, OOM
    * kills and processes with their limits, and the disk of its working directory.
@@ -323,7 +241,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
    */
   async metrics(options: ResourceMetricsOptions = {}): Promise<WorkspaceMetrics> {
     this.assertOpen();
-    const transport = await this.#connect();
+    const transport = await this.connectTransport();
     this.#learn(await transport.capabilities());
     return transport.metrics(options.signal);
   }
@@ -341,7 +259,7 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
       throw invalidArgument('port', `must be an integer from 1 to 65535, got ${port}`);
     }
     const connection = this.#connection;
-    const transport = await this.#connect();
+    const transport = await this.connectTransport();
     this.#learn(await transport.capabilities());
     const forwarder = await transport.forwardPort(
       { host: this.host, sessionKey: () => connection.apiKey, port },
@@ -364,99 +282,13 @@ export class RemoteWorkspace extends BaseWorkspace implements FileWatch {
     return exposed;
   }
 
-  /** OpenHands' `GET` of `AGENT_SERVER_ROUTES.gitCommits`: the repository's most recent commits, newest first. */
-  async gitCommits(
-    repositoryPath: string,
-    options: GitCommitsOptions = {},
-  ): Promise<GitCommitsPage> {
-    this.assertOpen();
-    checkGitHistoryOptions(options);
-    const target = this.resolvePath(repositoryPath, 'path');
-    return (await this.#connect()).git.commits(target, options.limit);
-  }
-
-  /**
-   * OpenHands' `GET` of `gitCommitChangesPath(sha)`: the paths commit `sha` (hex only) changed
-   * against its first parent. An unknown commit is `GIT_ERROR`.
-   */
-  async gitCommitChanges(repositoryPath: string, sha: string): Promise<GitChange[]> {
-    this.assertOpen();
-    checkGitHistoryOptions({ sha });
-    const target = this.resolvePath(repositoryPath, 'path');
-    return (await this.#connect()).git.commitChanges(target, sha);
-  }
-
-  /**
-   * OpenHands' workspace archive (`GET` of `AGENT_SERVER_ROUTES.fileArchive`) of a server directory, written to a
-   * local file: `format: 'git-delta'` (default) a git patch of the working tree against
-   * `baseRef` (`baseCommit` tells the commit it applies to), `'tar.gz'` the whole directory with
-   * a manifest; default excludes unless `useDefaultExcludes: false`, plus `exclude`. File
-   * problems are results, as for `fileDownload`.
-   *
-   * @throws WorkspaceError `INVALID_ARGUMENT` naming the option over its limit.
-   */
-  async archive(
-    sourcePath: string,
-    destinationPath: string,
-    options: WorkspaceArchiveOptions = {},
-  ): Promise<WorkspaceArchiveResult> {
-    this.assertOpen();
-    checkWorkspaceArchiveOptions(options);
-    const source = this.resolvePath(sourcePath, 'sourcePath');
-    const destination = resolveArchiveDestination(destinationPath);
-    return (await this.#connect()).workspaceArchive(source, destination, options);
-  }
-
-  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return (await this.#connect()).git.changes(repositoryPath);
-  }
-
-  protected async runGitDiff(filePath: string): Promise<GitDiff> {
-    return (await this.#connect()).git.diff(filePath);
-  }
-
-  /**
-   * `POST /execute_action`: `INVALID_ARGUMENT` carrying the server's reason (and
-   * `details.field`) for bad arguments; `NOT_SUPPORTED` when the server has no such route (see
-   * `executeRemoteAction`).
-   */
-  protected override async runAction(
-    action: ActionWire,
-    options: CapabilityHookOptions,
-  ): Promise<ObservationWire> {
-    return (await this.#connect()).executeAction(action, options.signal);
-  }
-
-  /** `/server_info` `plugins` (`[]` for an OpenHands server). */
-  protected override async runRuntimePlugins(
-    options: CapabilityHookOptions,
-  ): Promise<RuntimePluginStatusWire[]> {
-    return (await (await this.#connect()).serverInfo(options.signal)).plugins;
-  }
-
-  protected override async runUploadDirectory(
-    sourcePath: string,
-    destinationPath: string,
-    options: CapabilityHookOptions,
-  ): Promise<DirectoryTransferResult> {
-    return (await this.#connect()).directoryUpload(sourcePath, destinationPath, options.signal);
-  }
-
-  protected override async runDownloadDirectory(
-    sourcePath: string,
-    destinationPath: string,
-    options: CapabilityHookOptions,
-  ): Promise<DirectoryTransferResult> {
-    return (await this.#connect()).directoryDownload(sourcePath, destinationPath, options.signal);
-  }
-
   protected async runClose(): Promise<void> {
     await Promise.all([...this.#exposed].map((exposed) => exposed.close()));
     await this.#connection.close();
   }
 
   /** The transport of the current key, loaded and created on first use. */
-  #connect(): Promise<RemoteTransport> {
+  protected connectTransport(): Promise<RemoteTransport> {
     return this.#connection.transport();
   }
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import {
-  abortedError,
   type DescribedWorkspaceIdentity,
   type ReleaseSandboxOptions,
   type SandboxEndpoint,
@@ -16,41 +15,32 @@ import {
 } from '@agent-workspace/core';
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
-import { readBridgePorts } from './bridge-ports.js';
-import { AGENT_SERVER_PORT, buildContainerSpec } from './build-container-spec.js';
-import { type ContainerConnection, chooseConnection, forgetBridge } from './choose-connection.js';
+import { AgentServerContainer } from './agent-server-container.js';
+import type { ContainerConnection } from './choose-connection.js';
 import { checkSnapshotName, commitSnapshot } from './commit-snapshot.js';
 import { containerSandboxState } from './container-sandbox-state.js';
-import { throwIfDiskLimitRefused } from './disk-limit-refusal.js';
 import { dockerError, dockerStatus } from './docker-error.js';
-import { DOCKER_LABELS, managedLabels } from './docker-labels.js';
 import type { DockerSnapshot } from './docker-snapshot.js';
 import {
   type DockerWorkspaceOptions,
   dockerWorkspaceOptionsSchema,
   type ResolvedDockerWorkspaceOptions,
 } from './docker-workspace-options.js';
-import { resolveSnapshotImage } from './find-docker-snapshot.js';
 import {
   checkForkOverrides,
   type DockerSnapshotOptions,
   type ForkDockerWorkspaceOptions,
   forkOptions,
 } from './fork-options.js';
-import { probeTcp } from './probe-tcp.js';
-import { type PublishedPort, readPublishedPorts } from './published-port.js';
+import { listWorkspaceContainers } from './list-workspace-containers.js';
+import type { PublishedPort } from './published-port.js';
 import { readContainerLogs } from './read-container-logs.js';
-import { reapOrphans } from './reap-orphans.js';
 import { removeContainer } from './remove-container.js';
 import { removeDockerSnapshot } from './remove-docker-snapshot.js';
 import { resolveDocker } from './resolve-docker.js';
-import { watchListeningLine } from './watch-listening-line.js';
 
 /** Seconds `close()` gives the agent-server to stop before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
-
-/** Longest `connect: 'auto'` waits for the container's address to accept a connection. */
-const BRIDGE_PROBE_TIMEOUT_MS = 1000;
 
 /** Options of {@link DockerWorkspace.create}. */
 export interface CreateDockerWorkspaceOptions {
@@ -105,17 +95,8 @@ export class DockerWorkspace
   readonly containerName: string;
   readonly #options: ResolvedDockerWorkspaceOptions;
   readonly #docker: Docker;
-  readonly #apiKey: string;
-  #container: Docker.Container | undefined;
-  #ports = new Map<number, PublishedPort>();
-  /** How the container is reached, chosen before it is created. */
-  #connection: ContainerConnection = 'published-port';
-  /** `connect: 'auto'` chose the bridge: check the address answers, else publish. */
-  #verifyBridge = false;
-  /** The image the container is created from (`fromSnapshot` resolved). */
-  #runImage: string | undefined;
-  /** Ends the watch of the container's output for the listening line, if one is open. */
-  #stopWatch: (() => void) | undefined;
+  /** The container and how it is reached. */
+  readonly #box: AgentServerContainer;
   /** Frozen by `docker pause`: a graceful stop could not be handled, so release kills. */
   #frozen = false;
   /** The snapshot `fork()` made this workspace from. */
@@ -138,11 +119,19 @@ export class DockerWorkspace
     });
     this.#options = resolved;
     this.#docker = resolveDocker(resolved);
-    this.#apiKey = resolved.sessionApiKey ?? randomBytes(32).toString('hex');
+    const apiKey = resolved.sessionApiKey ?? randomBytes(32).toString('hex');
     // The schema demands exactly one of them.
     this.image = (resolved.image ?? resolved.fromSnapshot) as string;
     this.fromSnapshot = resolved.fromSnapshot;
     this.containerName = resolved.name ?? `agent-workspace-${this.workspaceId.slice(0, 12)}`;
+    this.#box = new AgentServerContainer({
+      docker: this.#docker,
+      options: resolved,
+      image: this.image,
+      workspaceId: this.workspaceId,
+      apiKey,
+      containerName: this.containerName,
+    });
   }
 
   /**
@@ -201,7 +190,7 @@ export class DockerWorkspace
     this.assertOpen();
     return commitSnapshot({
       docker: this.#docker,
-      containerId: this.#container!.id,
+      containerId: this.#box.container!.id,
       sourceWorkspaceId: this.workspaceId,
       sourceImage: this.image,
       name: name ?? this.containerName,
@@ -248,7 +237,7 @@ export class DockerWorkspace
 
   /** The container's id, once created. */
   get containerId(): string | undefined {
-    return this.#container?.id;
+    return this.#box.container?.id;
   }
 
   /**
@@ -256,7 +245,7 @@ export class DockerWorkspace
    * or `'published-port'`; see `DockerWorkspaceOptions.connect`.
    */
   get connection(): ContainerConnection | undefined {
-    return this.#ports.size > 0 ? this.#connection : undefined;
+    return this.#box.ports.size > 0 ? this.#box.connection : undefined;
   }
 
   /**
@@ -265,7 +254,7 @@ export class DockerWorkspace
    * container ports themselves (`port === containerPort`).
    */
   get publishedPorts(): PublishedPort[] {
-    return [...this.#ports.values()];
+    return [...this.#box.ports.values()];
   }
 
   /**
@@ -274,9 +263,9 @@ export class DockerWorkspace
    * Throws `INVALID_ARGUMENT` for a port that is not one of those (or before start).
    */
   publishedPort(containerPort: number): PublishedPort {
-    const published = this.#ports.get(containerPort);
+    const published = this.#box.ports.get(containerPort);
     if (!published) {
-      const known = [...this.#ports.keys()].join(', ') || 'none yet: start the workspace first';
+      const known = [...this.#box.ports.keys()].join(', ') || 'none yet: start the workspace first';
       throw new WorkspaceError({
         code: 'INVALID_ARGUMENT',
         message: `containerPort ${containerPort} is not published (published: ${known})`,
@@ -287,174 +276,11 @@ export class DockerWorkspace
   }
 
   protected async createSandbox({ signal }: SandboxHookOptions): Promise<void> {
-    const docker = this.#docker;
-    const options = this.#options;
-    const reaping = options.reapOrphans
-      ? reapOrphans({ docker, signal }).catch(() => [])
-      : Promise.resolve([]);
-    try {
-      const [image, chosen] = await Promise.all([
-        options.fromSnapshot === undefined
-          ? this.image
-          : resolveSnapshotImage(docker, options.fromSnapshot),
-        chooseConnection({
-          docker,
-          connect: options.connect,
-          network: options.network,
-          publishAddress: options.publishAddress,
-        }),
-      ]);
-      this.#runImage = image;
-      this.#connection = chosen.connection;
-      this.#verifyBridge = chosen.verify;
-    } catch (error) {
-      await reaping;
-      throw error;
-    }
-    try {
-      await this.#createContainer(signal);
-    } finally {
-      await reaping;
-    }
-  }
-
-  /** Creates the container, publishing its ports unless it is reached on the bridge. */
-  async #createContainer(signal: AbortSignal): Promise<void> {
-    const docker = this.#docker;
-    const options = this.#options;
-    const body = buildContainerSpec({
-      options: { ...options, image: this.#runImage! },
-      labels: managedLabels({
-        workspaceId: this.workspaceId,
-        keepAlive: options.keepAlive,
-        labels: options.labels,
-      }),
-      apiKey: this.#apiKey,
-      environment: process.env,
-      publishPorts: this.#connection === 'published-port',
-    });
-    const query = {
-      name: this.containerName,
-      ...(options.platform && { platform: options.platform }),
-    };
-    try {
-      // `_query` / `_body` split the create options between the URL and the JSON body. Not
-      // aborted mid-call: the engine would go on and make a container nobody knows of (a list
-      // by label can run before it exists); a create takes milliseconds, the abort is checked
-      // right after, and `close()` then removes what was made.
-      this.#container = await docker.createContainer({
-        _query: query,
-        _body: body,
-      } as unknown as Docker.ContainerCreateOptions);
-      if (signal.aborted) throw abortedError(signal);
-    } catch (error) {
-      if (WorkspaceError.isInstance(error, 'ABORTED')) throw error;
-      if (options.resources?.diskBytes !== undefined) throwIfDiskLimitRefused(error);
-      throw dockerError(error, {
-        docker,
-        action: `create a container from ${this.image}`,
-        image: this.image,
-      });
-    }
+    await this.#box.create(signal);
   }
 
   protected async startSandbox({ signal }: SandboxHookOptions): Promise<SandboxEndpoint> {
-    const endpoint = await this.#startContainer(signal);
-    if (!this.#verifyBridge) return endpoint!;
-    this.#verifyBridge = false;
-    if (endpoint && (await this.#answersOnBridge(endpoint, signal))) return endpoint;
-    if (signal.aborted) throw abortedError(signal);
-    // `'auto'` chose the bridge but the address does not answer: publish instead, from now on.
-    forgetBridge(this.#docker, this.#options.network);
-    this.#stopWatch?.();
-    await removeContainer({
-      docker: this.#docker,
-      id: this.#container!.id,
-      stopTimeoutSeconds: 0,
-      signal,
-    });
-    this.#container = undefined;
-    this.#connection = 'published-port';
-    await this.#createContainer(signal);
-    return (await this.#startContainer(signal))!;
-  }
-
-  /**
-   * True when the server's listening line was seen and its address then accepts a connection;
-   * also true when the line never comes (a quiet log level, an exited container): the start's
-   * own polling then decides.
-   */
-  async #answersOnBridge(endpoint: SandboxEndpoint, signal: AbortSignal): Promise<boolean> {
-    try {
-      await endpoint.ready;
-    } catch {
-      return true;
-    }
-    const server = this.#ports.get(AGENT_SERVER_PORT)!;
-    return probeTcp({
-      host: server.host,
-      port: server.port,
-      timeoutMs: BRIDGE_PROBE_TIMEOUT_MS,
-      signal,
-    });
-  }
-
-  /**
-   * Starts the container and reads where its server is reached; `undefined` when it has no
-   * address on its network and `'auto'` may still fall back to publishing.
-   */
-  async #startContainer(signal: AbortSignal): Promise<SandboxEndpoint | undefined> {
-    const docker = this.#docker;
-    const container = this.#container!;
-    const bridge = this.#connection === 'bridge';
-    const network = this.#options.network ?? 'bridge';
-    const reaching = bridge
-      ? `reached at its address on network ${network}`
-      : `publishing ports on ${this.#options.publishAddress}`;
-    try {
-      await container.start({ abortSignal: signal });
-    } catch (error) {
-      throw dockerError(error, {
-        docker,
-        action: `start container ${this.containerName} (${reaching})`,
-      });
-    }
-    // Opened now (it replays the output from the start): readiness is the server's own word.
-    const listening = watchListeningLine({ container, signal });
-    this.#stopWatch = listening.stop;
-    let info: Docker.ContainerInspectInfo;
-    try {
-      info = await container.inspect({ abortSignal: signal });
-    } catch (error) {
-      throw dockerError(error, { docker, action: `inspect container ${this.containerName}` });
-    }
-    // Exited already: the template reports it with the logs.
-    if (!info.State.Running)
-      throw new Error(`container ${this.containerName} is ${info.State.Status}`);
-    this.#ports = bridge
-      ? readBridgePorts({
-          info,
-          network: this.#options.network,
-          ports: [AGENT_SERVER_PORT, ...(this.#options.extraPorts ?? [])],
-        })
-      : readPublishedPorts({ docker, info, publishAddress: this.#options.publishAddress });
-    const server = this.#ports.get(AGENT_SERVER_PORT);
-    if (!server) {
-      if (bridge && this.#verifyBridge) {
-        listening.stop();
-        return undefined;
-      }
-      throw new WorkspaceError({
-        code: 'PROVISIONING_ERROR',
-        message: bridge
-          ? `container ${this.containerName} has no address on network ${network} (connect: 'bridge'); use connect: 'published-port'`
-          : `Docker did not publish port ${AGENT_SERVER_PORT}/tcp of container ${this.containerName} (${reaching}, network ${network})`,
-        details: bridge
-          ? { networks: info.NetworkSettings.Networks }
-          : { ports: info.NetworkSettings.Ports },
-      });
-    }
-    return { host: server.url, apiKey: this.#apiKey, ready: listening.ready };
+    return this.#box.start(signal);
   }
 
   /** The agent-server's identity of its working directory, projected into a container. */
@@ -465,7 +291,7 @@ export class DockerWorkspace
   }
 
   protected async sandboxState({ signal }: SandboxHookOptions): Promise<SandboxState> {
-    const container = this.#container;
+    const container = this.#box.container;
     if (!container) return { status: 'missing' };
     try {
       return containerSandboxState((await container.inspect({ abortSignal: signal })).State);
@@ -476,7 +302,7 @@ export class DockerWorkspace
   }
 
   protected async sandboxLogs({ signal, tailLines }: SandboxLogsOptions): Promise<string> {
-    const container = this.#container;
+    const container = this.#box.container;
     if (!container) return '';
     try {
       return await readContainerLogs({ docker: this.#docker, container, tailLines, signal });
@@ -488,7 +314,7 @@ export class DockerWorkspace
 
   protected override async pauseSandbox({ signal }: SandboxHookOptions): Promise<void> {
     try {
-      await this.#container!.pause({ abortSignal: signal });
+      await this.#box.container!.pause({ abortSignal: signal });
       this.#frozen = true;
     } catch (error) {
       throw dockerError(error, { docker: this.#docker, action: `pause ${this.containerName}` });
@@ -497,7 +323,7 @@ export class DockerWorkspace
 
   protected override async resumeSandbox({ signal }: SandboxHookOptions): Promise<void> {
     try {
-      await this.#container!.unpause({ abortSignal: signal });
+      await this.#box.container!.unpause({ abortSignal: signal });
       this.#frozen = false;
     } catch (error) {
       throw dockerError(error, { docker: this.#docker, action: `unpause ${this.containerName}` });
@@ -505,25 +331,13 @@ export class DockerWorkspace
   }
 
   protected async releaseSandbox({ signal, reason }: ReleaseSandboxOptions): Promise<void> {
-    this.#stopWatch?.();
+    this.#box.stopWatch();
     if (reason === 'close' && this.#options.keepAlive) return;
     const docker = this.#docker;
-    const ids = this.#container ? [this.#container.id] : await this.#containersByLabel(signal);
+    const ids = this.#box.container
+      ? [this.#box.container.id]
+      : await listWorkspaceContainers({ docker, workspaceId: this.workspaceId, signal });
     const stopTimeoutSeconds = this.#frozen ? 0 : STOP_TIMEOUT_SECONDS;
     await Promise.all(ids.map((id) => removeContainer({ docker, id, stopTimeoutSeconds, signal })));
-  }
-
-  /** Containers labelled with this workspace's id (a create cut short may have made one). */
-  async #containersByLabel(signal: AbortSignal): Promise<string[]> {
-    try {
-      const containers = await this.#docker.listContainers({
-        all: true,
-        filters: { label: [`${DOCKER_LABELS.workspaceId}=${this.workspaceId}`] },
-        abortSignal: signal,
-      });
-      return containers.map((container) => container.Id);
-    } catch (error) {
-      throw dockerError(error, { docker: this.#docker, action: 'list containers' });
-    }
   }
 }

@@ -94,7 +94,12 @@ export class SandboxLifecycle {
     return answers;
   }
 
-  /** Runs an operation on the inner client, explaining a transport failure by the sandbox's fate. */
+  /**
+   * Runs an operation on the inner client, explaining a transport failure by the sandbox's fate.
+   * Any transport failure counts, not only a refused connection: a dead sandbox's address may
+   * already serve another sandbox's server, which refuses this one's key (401) or answers
+   * something else.
+   */
   async use<T>(
     operation: (remote: RemoteWorkspace) => Promise<T>,
     signal?: AbortSignal,
@@ -103,8 +108,7 @@ export class SandboxLifecycle {
     try {
       return await operation(remote);
     } catch (error) {
-      if (this.#driver.closed() || !WorkspaceError.isInstance(error, 'CONNECTION_ERROR'))
-        throw error;
+      if (this.#driver.closed() || !isTransportFailure(error)) throw error;
       if (this.#exited) throw this.#exited;
       const state = await readSandboxState(this.#driver);
       if (state && isSandboxGone(state)) throw await this.#markExited(state, error);
@@ -336,4 +340,16 @@ export class SandboxLifecycle {
   #setStatus(status: SandboxWorkspaceStatus): void {
     if (this.#status !== 'closed' && this.#status !== 'exited') this.#status = status;
   }
+}
+
+/** The codes of a failure to talk to the agent-server, as opposed to an answer it gave. */
+const TRANSPORT_FAILURES = [
+  'CONNECTION_ERROR',
+  'AUTHENTICATION_ERROR',
+  'SERVER_ERROR',
+  'PROTOCOL_ERROR',
+] as const;
+
+function isTransportFailure(error: unknown): boolean {
+  return TRANSPORT_FAILURES.some((code) => WorkspaceError.isInstance(error, code));
 }

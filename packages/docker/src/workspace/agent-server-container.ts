@@ -99,6 +99,7 @@ export class AgentServerContainer {
           connect: options.connect,
           network: options.network,
           publishAddress: options.publishAddress,
+          sharedKey: options.sessionApiKey !== undefined || options.deferInit,
         }),
       ]);
       this.#runImage = image;

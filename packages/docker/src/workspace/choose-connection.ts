@@ -16,6 +16,12 @@ export interface ChooseConnectionOptions {
   network?: string | undefined;
   /** The `publishAddress` option: one that is not loopback asks for published ports. */
   publishAddress: string;
+  /**
+   * The server's key may also open other containers: the caller chose it (`sessionApiKey`) or
+   * will (`initialize()` after `deferInit`). `'auto'` then publishes ports (see
+   * {@link chooseConnection}).
+   */
+  sharedKey?: boolean | undefined;
 }
 
 /** The choice, and whether the address must be seen to answer (`'auto'` only). */
@@ -33,19 +39,24 @@ const bridgeReachable = new Map<string, Promise<boolean>>();
  * verified) when this process runs on Linux, reaches the engine over a local socket,
  * `publishAddress` is a loopback address (another asks for ports reachable there), and the
  * network's gateway is an address of one of this host's interfaces (its bridge is on this host,
- * not in Docker Desktop's VM or rootless Docker's namespace), else `'published-port'`. The
- * gateway check runs once per engine and network in this process.
+ * not in Docker Desktop's VM or rootless Docker's namespace), and the key is not `sharedKey`,
+ * else `'published-port'`. The gateway check runs once per engine and network in this process.
+ *
+ * Docker gives a dead container's bridge address to the next container at once. A workspace's
+ * own random key makes a request that reaches that newcomer fail (and be read as the sandbox's
+ * exit); a key shared with it would let the request run there.
  */
 export async function chooseConnection({
   docker,
   connect,
   network = 'bridge',
   publishAddress,
+  sharedKey = false,
 }: ChooseConnectionOptions): Promise<ChosenConnection> {
   if (connect !== 'auto') return { connection: connect, verify: false };
   const local = process.platform === 'linux' && usesLocalSocket(docker);
   // `container:<name>` shares another container's network: no address of its own.
-  if (!local || !isLoopback(publishAddress) || network.includes(':')) {
+  if (sharedKey || !local || !isLoopback(publishAddress) || network.includes(':')) {
     return { connection: 'published-port', verify: false };
   }
   const key = cacheKey(docker, network);

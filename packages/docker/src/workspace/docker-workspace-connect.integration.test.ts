@@ -1,7 +1,8 @@
 /**
  * The `connect` option on a real engine: on this local Linux engine `'auto'` reaches the
  * container at its bridge address with no port published; `'published-port'` (and `'auto'`
- * with a publishAddress that is not loopback) publishes on the host as before.
+ * with a publishAddress that is not loopback, or a key the caller chose) publishes on the host
+ * as before.
  */
 import { afterAll, expect, it } from 'vitest';
 import { DockerWorkspace } from './docker-workspace.js';
@@ -64,6 +65,18 @@ context.describe('DockerWorkspace connect', () => {
     });
     expect(workspace.connection).toBe('published-port');
     expect(workspace.publishedPort(8000).host).toBe(gateway);
+    expect((await workspace.executeCommand('true')).exitCode).toBe(0);
+  });
+
+  it('auto publishes when the caller chooses the session key', async () => {
+    await using workspace = await DockerWorkspace.create({
+      image: context.image,
+      labels: context.labels,
+      sessionApiKey: 'a-key-this-caller-may-give-other-containers',
+      reapOrphans: false,
+    });
+    expect(workspace.connection).toBe('published-port');
+    expect(workspace.host).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await workspace.executeCommand('true')).exitCode).toBe(0);
   });
 

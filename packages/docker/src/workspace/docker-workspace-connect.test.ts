@@ -66,6 +66,18 @@ describe('chooseConnection', () => {
     );
   });
 
+  it('publishes when the key may open other containers, before asking the engine', async () => {
+    const docker = new Docker({ socketPath: '/nonexistent/docker.sock' });
+    let asked = false;
+    docker.getNetwork = (...args) => {
+      asked = true;
+      return Docker.prototype.getNetwork.apply(docker, args);
+    };
+    const auto = { docker, connect: 'auto', publishAddress: '127.0.0.1', sharedKey: true } as const;
+    expect(await chooseConnection(auto)).toEqual({ connection: 'published-port', verify: false });
+    expect(asked).toBe(false);
+  });
+
   it('publishes when the engine cannot be asked about the network', async () => {
     expect(
       await chooseConnection({ docker: local, connect: 'auto', publishAddress: '127.0.0.1' }),

@@ -276,14 +276,18 @@ export interface DockerWorkspaceOptions {
    *   address is reachable from the engine's host and from containers on the same network, as
    *   the container's ports already are without publishing; nothing becomes reachable from
    *   other machines. Only for an engine whose bridge this process can reach: a local engine
-   *   on Linux.
+   *   on Linux. Docker hands a dead container's address to the next container at once: keep
+   *   each container's key its own (the default), so that a request reaching the newcomer is
+   *   refused (and read as `SANDBOX_EXITED`) rather than run there.
    * - `'published-port'`: through ports published on `publishAddress` (Docker picks the host
    *   ports): remote engines (`DOCKER_HOST`), Docker Desktop, rootless Docker.
    * - `'auto'`: `'bridge'` when this process runs on Linux, talks to the engine over a local
-   *   socket, `publishAddress` is a loopback address, and the network's gateway is an address of
+   *   socket, `publishAddress` is a loopback address, the network's gateway is an address of
    *   this host (so its bridge is on this host: not Docker Desktop's VM, not rootless Docker's
-   *   namespace); otherwise, or when the container's address does not answer once its server
-   *   listens (the container is then re-created with published ports), `'published-port'`.
+   *   namespace), and the key is the workspace's own (neither `sessionApiKey` nor `deferInit`
+   *   is set: a key the caller picks may open other containers too); otherwise, or when the
+   *   container's address does not answer once its server listens (the container is then
+   *   re-created with published ports), `'published-port'`.
    *
    * `publishedPort()` / `publishedPorts` and `host` give the address in use either way.
    * @default 'auto'

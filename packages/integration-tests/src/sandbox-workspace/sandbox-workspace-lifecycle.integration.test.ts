@@ -193,6 +193,30 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     }
   });
 
+  it('a dead sandbox whose address another server answers with 401 gives SANDBOX_EXITED', async () => {
+    const workspace = makeWorkspace();
+    await workspace.start();
+    const { port } = new URL(workspace.host!);
+    const exited = new Promise((resolve) => workspace.child!.once('exit', resolve));
+    workspace.child!.kill('SIGKILL');
+    await exited;
+    // Another sandbox's server on the freed address: it refuses this workspace's key.
+    const other = createServer((_request, response) => {
+      response.statusCode = 401;
+      response.end('{"detail":"Unauthorized"}');
+    });
+    await new Promise<void>((resolve) => other.listen(Number(port), '127.0.0.1', resolve));
+    try {
+      const error = await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED');
+      expect(error.details).toMatchObject({ state: 'exited', exitCode: 137 });
+      expect(WorkspaceError.isInstance(error.cause, 'AUTHENTICATION_ERROR')).toBe(true);
+      expect(workspace.status).toBe('exited');
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it('close() during start() rejects the start with WORKSPACE_CLOSED and releases', async () => {
     const workspace = makeWorkspace({ script: NEVER_HEALTHY, startupTimeoutMs: 60_000 });
     const starting = workspace.start();

@@ -6,7 +6,8 @@
 // compiles as usual.
 //
 // AGENT_SERVER_WRITE_CODE_CACHE=1 (a build step, see the Dockerfile): start the server as the
-// arguments say, close it once it listens, write the cache, exit.
+// arguments say with a key of its own, run a client's first requests and command against it
+// (`primeServer`), close it, write the cache, exit.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,6 +18,11 @@ const file = fileURLToPath(new URL('./agent-server.cjs', import.meta.url));
 const cacheFile = `${file}.cache`;
 const writeCache = process.env.AGENT_SERVER_WRITE_CODE_CACHE === '1';
 delete process.env.AGENT_SERVER_WRITE_CODE_CACHE;
+// The priming requests authenticate as a container's client does; the key never leaves here.
+const primingKey = writeCache
+  ? (await import('node:crypto')).randomBytes(32).toString('hex')
+  : undefined;
+if (primingKey) process.env.SESSION_API_KEY = primingKey;
 
 /** The cache, unless absent or being rewritten. */
 function readCache() {
@@ -47,6 +53,7 @@ const bundle = { exports: {} };
 script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, path.dirname(file));
 const server = await bundle.exports.runCli({ codeCache });
 if (writeCache && server) {
+  await bundle.exports.primeServer({ url: server.url, apiKey: primingKey });
   await server.close();
   writeFileSync(cacheFile, script.createCachedData());
   process.exit(0);

@@ -100,6 +100,35 @@ describe('RemoteConversation against the agent-server', () => {
     expect(await readFile(path.join(server.dir, 'out.txt'), 'utf8')).toBe('hello\n');
   });
 
+  it("reads a run's end from the socket's post-run snapshot, asking REST nothing after POST run", async () => {
+    const conversation = await conversationOnServer();
+    await conversation.sendMessage('write a file');
+    const requests: string[] = [];
+    const record = (request: { method?: string; url?: string }) =>
+      requests.push(`${request.method} ${request.url}`);
+    const httpServer = server.server.app.server;
+    httpServer.on('request', record);
+    try {
+      expect(await conversation.run()).toBe('finished');
+    } finally {
+      httpServer.off('request', record);
+    }
+    expect(requests).toEqual([`POST /api/conversations/${conversation.id}/run`]);
+    // Still every event of the run, in the server's order.
+    const onServer = await fetch(
+      `${server.url}/api/conversations/${conversation.id}/events/search?limit=100`,
+      { headers: { 'X-Session-API-Key': API_KEY } },
+    );
+    const page = (await onServer.json()) as { items: ConversationEventWire[] };
+    expect(conversation.events.toArray().map((event) => event.id)).toEqual(
+      page.items
+        .filter(
+          (event) => event.kind !== 'ConversationStateUpdateEvent' || event.key !== 'full_state',
+        )
+        .map((event) => event.id),
+    );
+  });
+
   it('attaches by id to the same history, and close() keeps the conversation', async () => {
     const first = await conversationOnServer();
     await first.sendMessage('go');

@@ -55,6 +55,7 @@ export class RemoteConversationSession {
         this.#feed.onFrame(frame);
       },
       onReconnected: () => {
+        this.#status.reconnected();
         void this.#feed.sync().catch(() => {
           // The next reconnect or run() check fills the gap.
         });
@@ -131,7 +132,9 @@ export class RemoteConversationSession {
         since,
         socketConnected: () => this.#socket.connected,
       });
-      if (!caughtUp) await this.#feed.catchUp();
+      // A run end the socket told over one connection came after every event of the run.
+      const told = this.#status.endedOverSocket(since) !== undefined;
+      if (!caughtUp && !(told && (await this.#feed.complete()))) await this.#feed.catchUp();
       return status;
     } finally {
       signal?.removeEventListener('abort', onAbort);

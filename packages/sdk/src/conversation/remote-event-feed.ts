@@ -48,6 +48,15 @@ export class RemoteEventFeed {
     this.#status = status;
   }
 
+  /**
+   * Resolves once the fills under way have merged what they fetched and the live events held
+   * back meanwhile; to false when the list may have a gap (the last fill failed).
+   */
+  async complete(): Promise<boolean> {
+    await this.#syncs;
+    return !this.#gap;
+  }
+
   /** Holds live events back from now until the next {@link RemoteEventFeed.sync} ends. */
   hold(): void {
     this.#buffer ??= [];
@@ -113,10 +122,11 @@ export class RemoteEventFeed {
     if (!parsed.success) return;
     const event = parsed.data;
     if (event.kind === 'ConversationStateUpdateEvent') {
+      const snapshot = event.key === CONVERSATION_STATE_KEYS.fullState;
       const status = executionStatusOf(event);
-      if (status !== undefined) this.#status.report(status);
+      if (status !== undefined) this.#status.report(status, { snapshot });
       // Snapshots are state, not history: each (re)connect and run end sends a new one.
-      if (event.key === CONVERSATION_STATE_KEYS.fullState) return;
+      if (snapshot) return;
     }
     if (this.#buffer) this.#buffer.push(event);
     else this.#accept(event);

@@ -39,7 +39,7 @@ describe('RemoteRunStatus', () => {
     vi.useRealTimers();
   });
 
-  it('confirms a run end the socket reported before the wait began, without a timer', async () => {
+  it("ends a run on the socket's post-run snapshot after its running report, without REST", async () => {
     const status = new RemoteRunStatus('idle');
     const since = status.mark();
     status.report('running');
@@ -51,7 +51,53 @@ describe('RemoteRunStatus', () => {
       since,
       socketConnected: () => true,
     });
-    expect(await settled(wait)).toBe(true);
+    // The status event alone does not end the wait: the snapshot follows every event of the run.
+    expect(await settled(wait)).toBe(false);
+    expect(status.endedOverSocket(since)).toBeUndefined();
+    status.report('finished', { snapshot: true });
+    expect(await wait).toBe('finished');
+    expect(status.endedOverSocket(since)).toBe('finished');
+    expect(rest.calls).toBe(0);
+  });
+
+  it('checks REST when the post-run snapshot does not come within the poll interval', async () => {
+    const status = new RemoteRunStatus('idle');
+    const since = status.mark();
+    status.report('running');
+    status.report('finished');
+    const rest = restStatus('finished');
+    const wait = status.waitUntilNotRunning({
+      fetchStatus: rest.fetch,
+      assertOpen: () => {},
+      since,
+      socketConnected: () => true,
+    });
+    await vi.advanceTimersByTimeAsync(REMOTE_RUN_POLL_MAX_MS - 1);
+    expect(rest.calls).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await wait).toBe('finished');
+    expect(rest.calls).toBe(1);
+    expect(status.endedOverSocket(since)).toBeUndefined();
+  });
+
+  it('does not take a snapshot from before the run, or across a reconnect, for its end', async () => {
+    const status = new RemoteRunStatus('idle');
+    const since = status.mark();
+    // The snapshot a connect sends, arriving late: no `running` came before it.
+    status.report('idle', { snapshot: true });
+    expect(status.endedOverSocket(since)).toBeUndefined();
+    status.report('running');
+    status.reconnected();
+    // The new connection's first snapshot: the frames between may be lost, so REST decides.
+    status.report('finished', { snapshot: true });
+    expect(status.endedOverSocket(since)).toBeUndefined();
+    const rest = restStatus('finished');
+    const wait = status.waitUntilNotRunning({
+      fetchStatus: rest.fetch,
+      assertOpen: () => {},
+      since,
+      socketConnected: () => true,
+    });
     expect(await wait).toBe('finished');
     expect(rest.calls).toBe(1);
   });

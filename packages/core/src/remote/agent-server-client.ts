@@ -1,4 +1,4 @@
-import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
+import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol/constants';
 import { agentServerBaseUrl } from './agent-server-base-url.js';
 import {
   HttpServerClient,

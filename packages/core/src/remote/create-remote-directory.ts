@@ -1,4 +1,4 @@
-import { FILE_BROWSER_ROUTES } from '@agent-workspace/protocol';
+import { FILE_BROWSER_ROUTES } from '@agent-workspace/protocol/constants';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
@@ -34,7 +34,7 @@ export async function createRemoteDirectory({
   };
   const reply = await client.call(request);
   if (reply.status >= 200 && reply.status <= 299) return;
-  const detail = errorDetail(reply);
+  const detail = await errorDetail(reply);
   if (!isFileFailureStatus(reply.status, detail)) throw client.statusError(reply, request);
   const code =
     reply.status === 403

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { AGENT_SERVER_ROUTES, type CommandResult } from '@agent-workspace/protocol';
+import type { CommandResult } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { errnoOf } from '../fs/path-error.js';
 import { writeStreamAtomic } from '../fs/write-stream-atomic.js';
@@ -89,7 +90,9 @@ export async function downloadDirectoryByListing(
         const response = await client.send(request);
         if (response.statusCode !== 200) {
           const reply = await client.read(response, request);
-          return failed(`cannot download ${name}: ${errorDetail(reply)} (HTTP ${reply.status})`);
+          return failed(
+            `cannot download ${name}: ${await errorDetail(reply)} (HTTP ${reply.status})`,
+          );
         }
         try {
           result.bytes += await writeStreamAtomic({

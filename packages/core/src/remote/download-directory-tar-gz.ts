@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { AGENT_SERVER_ROUTES, type CommandResult } from '@agent-workspace/protocol';
+import type { CommandResult } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { shellQuote } from '../internal/process/shell-quote.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
@@ -66,7 +67,7 @@ export async function downloadDirectoryTarGz(
   if (response.statusCode < 200 || response.statusCode > 299) {
     const reply = await client.read(response, request);
     if (NO_ARCHIVE_ROUTE.has(reply.status)) return undefined;
-    const detail = errorDetail(reply);
+    const detail = await errorDetail(reply);
     if (isFileFailureStatus(reply.status, detail)) {
       return {
         success: false,

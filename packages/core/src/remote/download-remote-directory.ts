@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import type { Dispatcher } from 'undici';
 import { archiveProblemOf } from '../internal/archive/archive-entry-error.js';
 import { extractTransfer } from '../internal/archive/extract-transfer.js';

@@ -1,5 +1,5 @@
 import type { FileOperationResult } from '@agent-workspace/protocol';
-import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import type { AgentServerClient } from './agent-server-client.js';
 import { downloadToFile } from './download-to-file.js';
 

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type ExecClientFrameWire,
-  type ExecServerFrameWire,
-  type ExecSignal,
-  execServerFrameWireSchema,
-  SOCKET_CLOSE_CODES,
+import type {
+  ExecClientFrameWire,
+  ExecServerFrameWire,
+  ExecSignal,
 } from '@agent-workspace/protocol';
+import { SOCKET_CLOSE_CODES } from '@agent-workspace/protocol/constants';
 import type { RawData, WebSocket } from 'ws';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { Backoff } from '../internal/backoff.js';
@@ -20,6 +19,7 @@ import type {
   ExecStartSpec,
 } from './exec-connection-types.js';
 import { httpStatusError } from './http-status-error.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 
 /** How long `close()` waits for the closing handshake before dropping the socket. */
 const CLOSE_GRACE_MS = 1_000;
@@ -161,8 +161,12 @@ export class ExecConnection {
     return this.#connecting;
   }
 
-  /** Opens, authenticates and wires up one socket; flushes the queued kills on it. */
-  #connect(): Promise<WebSocket> {
+  /**
+   * Opens, authenticates and wires up one socket; flushes the queued kills on it. The frame
+   * schema is loaded first, so frames are parsed as they come.
+   */
+  async #connect(): Promise<WebSocket> {
+    const { execServerFrameWireSchema } = await loadWireSchemas();
     return connectExecSocket(this.#options, {
       open: (socket) => {
         for (const { commandId, signal } of this.#queuedSignals.splice(0)) {
@@ -174,16 +178,22 @@ export class ExecConnection {
         this.#socket = socket;
         return undefined;
       },
-      message: (socket, data, isBinary) => this.#onMessage(socket, data, isBinary),
+      message: (socket, data, isBinary) =>
+        this.#onMessage(socket, data, isBinary, execServerFrameWireSchema),
       close: (socket, code, reason) => this.#onClose(socket, code, reason),
     });
   }
 
-  #onMessage(socket: WebSocket, data: RawData, isBinary: boolean): void {
+  #onMessage(
+    socket: WebSocket,
+    data: RawData,
+    isBinary: boolean,
+    frames: WireSchemas['execServerFrameWireSchema'],
+  ): void {
     let frame: ExecServerFrameWire;
     try {
       if (isBinary) throw new Error('binary frame');
-      frame = execServerFrameWireSchema.parse(JSON.parse(data.toString()));
+      frame = frames.parse(JSON.parse(data.toString()));
     } catch (error) {
       this.#commands.failAll(
         new WorkspaceError({

@@ -1,8 +1,5 @@
-import {
-  EXEC_ERROR_OUTCOMES,
-  type ExecServerFrameWire,
-  type WorkspaceErrorCode,
-} from '@agent-workspace/protocol';
+import type { ExecServerFrameWire } from '@agent-workspace/protocol';
+import { EXEC_ERROR_OUTCOMES, type WorkspaceErrorCode } from '@agent-workspace/protocol/constants';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { ExecEntry } from './exec-connection-types.js';
 

@@ -3,10 +3,9 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Dispatcher, Pool } from 'undici';
-import { z } from 'zod';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
-import { errorDetail, truncateDetail } from './error-detail.js';
+import { errorDetail, rawDetail, truncateDetail } from './error-detail.js';
 import { httpStatusError, type StatusErrorCode } from './http-status-error.js';
 import { type StreamedResponse, sendStreamedRequest } from './send-streamed-request.js';
 import { transportError } from './transport-error.js';
@@ -74,6 +73,11 @@ export interface HttpServerReply {
   text: string;
   /** The `Retry-After` header, when there is one. */
   retryAfter?: string | undefined;
+  /**
+   * For a status outside 200–299, the server's error detail (see `errorDetail`), read with the
+   * body so that {@link HttpServerClient.statusError} needs no schema of its own.
+   */
+  detail?: string | undefined;
 }
 
 /** Checks and converts a JSON body: a zod schema or a function that throws on a wrong shape. */
@@ -239,11 +243,13 @@ export class HttpServerClient {
       json = undefined;
     }
     const retryAfter = response.headers['retry-after'];
+    const status = response.statusCode;
     return {
-      status: response.statusCode,
+      status,
       json,
       text,
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      ...(status >= 200 && status <= 299 ? {} : { detail: await errorDetail({ json, text }) }),
     };
   }
 
@@ -268,10 +274,9 @@ export class HttpServerClient {
     try {
       return typeof parser === 'function' ? parser(reply.json) : parser.parse(reply.json);
     } catch (error) {
-      const issues =
-        error instanceof z.ZodError
-          ? error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
-          : [String(error)];
+      const issues = isZodError(error)
+        ? error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+        : [String(error)];
       throw new WorkspaceError({
         code: 'PROTOCOL_ERROR',
         message: `${this.#peer} at ${this.host} answered ${operation} with an unexpected shape: ${this.#redact(issues.join('; '))}`,
@@ -281,14 +286,17 @@ export class HttpServerClient {
     }
   }
 
-  /** The typed error for a reply with an unexpected status (see `httpStatusError`). */
+  /**
+   * The typed error for a reply with an unexpected status (see `httpStatusError`); its detail is
+   * the one {@link read} took from the body (the raw body for a reply made otherwise).
+   */
   statusError(reply: HttpServerReply, request: HttpServerRequest): WorkspaceError {
     return httpStatusError({
       host: this.host,
       peer: this.#peer,
       operation: operationOf(request),
       status: reply.status,
-      detail: this.#redact(errorDetail(reply)),
+      detail: this.#redact(reply.detail ?? rawDetail(reply.text)),
       hasApiKey: this.#key.value !== undefined,
       keyName: this.#key.name,
       keyOption: this.#key.option,
@@ -342,6 +350,20 @@ async function readText(body: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * True for a zod validation error, told by its name and issues rather than `instanceof` so that
+ * this module does not load zod (the schema that threw did).
+ */
+function isZodError(
+  error: unknown,
+): error is Error & { issues: Array<{ path: PropertyKey[]; message: string }> } {
+  return (
+    error instanceof Error &&
+    error.name === 'ZodError' &&
+    Array.isArray((error as { issues?: unknown }).issues)
+  );
 }
 
 /** `METHOD /path`, as messages name an operation. */

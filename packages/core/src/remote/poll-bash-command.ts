@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  AGENT_SERVER_ROUTES,
-  type BashOutput,
-  bashEventFromWire,
-  bashEventPageFromWire,
-  bashEventPath,
-  bashEventSearchQueryToSearchParams,
-} from '@agent-workspace/protocol';
+import type { BashOutput } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES, bashEventPath } from '@agent-workspace/protocol/constants';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { Backoff } from '../internal/backoff.js';
 import type { AgentServerClient } from './agent-server-client.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 
 /** First and longest pause between polls that found nothing new, in milliseconds. */
 const POLL_INTERVAL_MS = { initial: 1, max: 100 } as const;
@@ -48,6 +43,7 @@ export type PollOutcome = { kind: 'exit'; event: BashOutput } | { kind: 'deadlin
  */
 export async function pollBashCommand(options: PollBashCommandOptions): Promise<PollOutcome> {
   const { client, commandId, signal } = options;
+  const schemas = await loadWireSchemas();
   const interval = new Backoff({
     initialMs: POLL_INTERVAL_MS.initial,
     maxMs: POLL_INTERVAL_MS.max,
@@ -60,10 +56,10 @@ export async function pollBashCommand(options: PollBashCommandOptions): Promise<
     signal?.throwIfAborted();
     let page: Awaited<ReturnType<typeof searchPage>>;
     try {
-      page = await searchPage(client, commandId, lastOrder, pageId, signal);
+      page = await searchPage(schemas, client, commandId, lastOrder, pageId, signal);
       if (failingSince !== undefined) {
         failingSince = undefined;
-        await assertCommandKnown(client, commandId, signal);
+        await assertCommandKnown(schemas, client, commandId, signal);
       }
     } catch (error) {
       if (signal?.aborted || !isTransient(error)) throw error;
@@ -96,6 +92,7 @@ export async function pollBashCommand(options: PollBashCommandOptions): Promise<
 }
 
 function searchPage(
+  { bashEventPageFromWire, bashEventSearchQueryToSearchParams }: WireSchemas,
   client: AgentServerClient,
   commandId: string,
   lastOrder: number,
@@ -118,6 +115,7 @@ function searchPage(
 
 /** Throws `CONNECTION_ERROR` when the server no longer knows the command (e.g. it restarted). */
 async function assertCommandKnown(
+  { bashEventFromWire }: WireSchemas,
   client: AgentServerClient,
   commandId: string,
   signal: AbortSignal | undefined,

@@ -6,7 +6,7 @@ import {
   PORT_PROXY_HEADERS_TIMEOUT_MS,
   portProxyPath,
   SESSION_API_KEY_HEADER,
-} from '@agent-workspace/protocol';
+} from '@agent-workspace/protocol/constants';
 import { request } from 'undici';
 import WebSocket, { WebSocketServer } from 'ws';
 import { joinWebSockets } from '../internal/proxy/join-web-sockets.js';

@@ -1,13 +1,9 @@
-import {
-  type ActionWire,
-  AGENT_SERVER_ROUTES,
-  errorEnvelopeSchema,
-  type ObservationWire,
-  observationWireSchema,
-} from '@agent-workspace/protocol';
+import type { ActionWire, ObservationWire } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 
 /**
  * Seconds an action may run when it names no `timeout`: the default of our agent-server's plugin
@@ -61,13 +57,14 @@ export async function executeRemoteAction({
     headersTimeoutMs: requestTimeoutMs + seconds * 1000 + REMOTE_ACTION_ANSWER_ALLOWANCE_MS,
   };
   const reply = await client.call(request);
+  const schemas = await loadWireSchemas();
   if (reply.status >= 200 && reply.status <= 299) {
-    return client.parse(reply, request, (json) => observationWireSchema.parse(json));
+    return client.parse(reply, request, (json) => schemas.observationWireSchema.parse(json));
   }
-  const detail = errorDetail(reply);
+  const detail = await errorDetail(reply);
   const details = { host: client.host, action: action.action, status: reply.status, detail };
   if (reply.status === 400 || reply.status === 422) {
-    const field = fieldOf(reply.json, detail);
+    const field = fieldOf(schemas, reply.json, detail);
     throw new WorkspaceError({
       code: 'INVALID_ARGUMENT',
       message: `the agent-server at ${client.host} refused the ${action.action} action: ${detail}`,
@@ -89,7 +86,11 @@ export async function executeRemoteAction({
  * a message that starts with `action…` (as our server words them: `action.args.url must …`,
  * `body.action.timeout: …`).
  */
-function fieldOf(json: unknown, detail: string): string | undefined {
+function fieldOf(
+  { errorEnvelopeSchema }: WireSchemas,
+  json: unknown,
+  detail: string,
+): string | undefined {
   const envelope = errorEnvelopeSchema.safeParse(json);
   if (envelope.success && Array.isArray(envelope.data.detail)) {
     const loc = envelope.data.detail[0]?.loc ?? [];

@@ -3,7 +3,8 @@ import type { RemoteTransportOptions } from './remote-workspace-options.js';
 
 /**
  * The transport of a `RemoteWorkspace` and the session key it sends: created on first use
- * (loading undici, ws and the wire schemas only then), and replaced when the key changes.
+ * (which loads undici, ws and the wire schemas only as they are needed), and replaced when the
+ * key changes.
  */
 export class RemoteConnection {
   #options: RemoteTransportOptions;

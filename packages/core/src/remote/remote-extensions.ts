@@ -1,17 +1,17 @@
+import type {
+  ActionWire,
+  ObservationWire,
+  WorkspaceIdentity,
+  WorkspaceMetrics,
+} from '@agent-workspace/protocol';
 import {
-  type ActionWire,
   AGENT_SERVER_ROUTES,
   FILE_WATCH_CAPABILITY,
-  type ObservationWire,
   PORT_PROXY_CAPABILITY,
   WORKSPACE_IDENTITY_CAPABILITY,
   WORKSPACE_METRICS_CAPABILITY,
   WORKSPACE_METRICS_ROUTE,
-  type WorkspaceIdentity,
-  type WorkspaceMetrics,
-  workspaceIdentityFromWire,
-  workspaceMetricsFromWire,
-} from '@agent-workspace/protocol';
+} from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
@@ -19,6 +19,7 @@ import type { CheckedFileWatchOptions, FileWatcher } from '../workspace/file-wat
 import type { ExposedPort } from '../workspace/port-exposure.js';
 import type { AgentServerClient } from './agent-server-client.js';
 import { downloadWorkspaceArchive } from './download-workspace-archive.js';
+import { loadWireSchemas } from './load-wire-schemas.js';
 import type { PortForwarderOptions } from './port-forwarder.js';
 import { executeRemoteAction } from './remote-actions.js';
 import type { RemoteTransportOptions } from './remote-workspace-options.js';
@@ -62,6 +63,7 @@ export class RemoteExtensions {
     const listed = await capabilities();
     if (signal?.aborted) throw abortedError(signal);
     if (!listed.includes(WORKSPACE_IDENTITY_CAPABILITY)) return undefined;
+    const { workspaceIdentityFromWire } = await loadWireSchemas();
     return client.json(
       {
         method: 'GET',
@@ -88,6 +90,7 @@ export class RemoteExtensions {
         message: `the agent-server does not offer ${WORKSPACE_METRICS_ROUTE} (capability ${WORKSPACE_METRICS_CAPABILITY})`,
       });
     }
+    const { workspaceMetricsFromWire } = await loadWireSchemas();
     return client.json(
       {
         method: 'GET',

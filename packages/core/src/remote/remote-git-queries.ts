@@ -1,19 +1,8 @@
-import {
-  AGENT_SERVER_ROUTES,
-  fromGitCommitsPageWire,
-  type GitChange,
-  type GitCommitsPage,
-  type GitDiff,
-  gitChangeWireSchema,
-  gitCommitChangesPath,
-  gitCommitsPageWireSchema,
-  gitDiffWireSchema,
-} from '@agent-workspace/protocol';
-import { z } from 'zod';
+import type { GitChange, GitCommitsPage, GitDiff } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES, gitCommitChangesPath } from '@agent-workspace/protocol/constants';
 import type { AgentServerClient } from './agent-server-client.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 import { remoteGit } from './remote-git.js';
-
-const gitChangesSchema = z.array(gitChangeWireSchema);
 
 /** The git routes of one agent-server (see {@link remoteGit}), cut short by `signal`. */
 export class RemoteGitQueries {
@@ -28,8 +17,8 @@ export class RemoteGitQueries {
 
   /** The changed paths of the repository at `repositoryPath`, against `ref` when given. */
   changes(repositoryPath: string, query: { ref?: string | undefined } = {}): Promise<GitChange[]> {
-    return this.#get(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, query, (json) =>
-      gitChangesSchema.parse(json),
+    return this.#get(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, query, (schemas, json) =>
+      schemas.gitChangeWireSchema.array().parse(json),
     );
   }
 
@@ -38,32 +27,41 @@ export class RemoteGitQueries {
     filePath: string,
     query: { ref?: string | undefined; commit?: string | undefined } = {},
   ): Promise<GitDiff> {
-    return this.#get(AGENT_SERVER_ROUTES.gitDiff, filePath, query, (json) =>
-      gitDiffWireSchema.parse(json),
+    return this.#get(AGENT_SERVER_ROUTES.gitDiff, filePath, query, (schemas, json) =>
+      schemas.gitDiffWireSchema.parse(json),
     );
   }
 
   /** `GET /api/git/commits`: the most recent commits of the repository at `repositoryPath`. */
   commits(repositoryPath: string, limit: number | undefined): Promise<GitCommitsPage> {
     const query = { limit: limit === undefined ? undefined : String(limit) };
-    return this.#get(AGENT_SERVER_ROUTES.gitCommits, repositoryPath, query, (json) =>
-      fromGitCommitsPageWire(gitCommitsPageWireSchema.parse(json)),
+    return this.#get(AGENT_SERVER_ROUTES.gitCommits, repositoryPath, query, (schemas, json) =>
+      schemas.fromGitCommitsPageWire(schemas.gitCommitsPageWireSchema.parse(json)),
     );
   }
 
   /** `GET /api/git/commits/{sha}/changes`: what commit `sha` changed. */
   commitChanges(repositoryPath: string, sha: string): Promise<GitChange[]> {
-    return this.#get(gitCommitChangesPath(sha), repositoryPath, {}, (json) =>
-      gitChangesSchema.parse(json),
+    return this.#get(gitCommitChangesPath(sha), repositoryPath, {}, (schemas, json) =>
+      schemas.gitChangeWireSchema.array().parse(json),
     );
   }
 
-  #get<T>(
+  /** `remoteGit` with `parse` given the wire schemas (loaded on the first query). */
+  async #get<T>(
     path: string,
     target: string,
     query: Record<string, string | undefined>,
-    parse: (json: unknown) => T,
+    parse: (schemas: WireSchemas, json: unknown) => T,
   ): Promise<T> {
-    return remoteGit({ client: this.#client, path, target, query, parse, signal: this.#signal });
+    const schemas = await loadWireSchemas();
+    return remoteGit({
+      client: this.#client,
+      path,
+      target,
+      query,
+      parse: (json) => parse(schemas, json),
+      signal: this.#signal,
+    });
   }
 }

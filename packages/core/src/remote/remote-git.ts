@@ -39,7 +39,7 @@ export async function remoteGit<T>({
     return client.parse(reply, request, parse);
   }
   if (reply.status === 400) {
-    const detail = errorDetail(reply);
+    const detail = await errorDetail(reply);
     const field = /^(path|ref|commit|sha)\b/.exec(detail)?.[1];
     throw new WorkspaceError({
       code: field ? 'INVALID_ARGUMENT' : 'GIT_ERROR',

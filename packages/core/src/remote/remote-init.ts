@@ -1,17 +1,12 @@
-import {
-  AGENT_SERVER_ROUTES,
-  INIT_API_KEY_HEADER,
-  type InitState,
-  initStatusWireSchema,
-  MAX_INIT_SESSION_API_KEY_LENGTH,
-  MAX_INIT_SESSION_API_KEYS,
-} from '@agent-workspace/protocol';
+import type { InitState } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { agentServerBaseUrl } from './agent-server-base-url.js';
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
 import { HttpServerClient } from './http-server-client.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 
 /** Options of {@link remoteInitState}. */
 export interface RemoteInitStateOptions {
@@ -32,6 +27,7 @@ export async function remoteInitState({
   const reply = await client.call(request);
   if (reply.status === 404) return undefined;
   if (reply.status < 200 || reply.status > 299) throw client.statusError(reply, request);
+  const { initStatusWireSchema } = await loadWireSchemas();
   return client.parse(reply, request, initStatusWireSchema).state;
 }
 
@@ -60,7 +56,9 @@ export interface InitializeRemoteOptions {
  */
 export async function initializeRemote(options: InitializeRemoteOptions): Promise<void> {
   const { sessionApiKeys, signal } = options;
-  checkSessionApiKeys(sessionApiKeys);
+  const schemas = await loadWireSchemas();
+  checkSessionApiKeys(sessionApiKeys, schemas);
+  const { INIT_API_KEY_HEADER, initStatusWireSchema } = schemas;
   const { origin, basePath } = agentServerBaseUrl(options.host);
   const client = new HttpServerClient({
     origin,
@@ -86,7 +84,7 @@ export async function initializeRemote(options: InitializeRemoteOptions): Promis
     if (reply.status === 400 || known === 'ready' || known === 'initializing') {
       throw new WorkspaceError({
         code: 'ALREADY_EXISTS',
-        message: `the agent-server at ${client.host} was initialized before (a server initializes once): ${reply.status === 400 ? errorDetail(reply) : `it is '${known}'`}`,
+        message: `the agent-server at ${client.host} was initialized before (a server initializes once): ${reply.status === 400 ? await errorDetail(reply) : `it is '${known}'`}`,
         details: { ...details, status: reply.status },
       });
     }
@@ -125,7 +123,10 @@ async function stateAfterRefusal({
 }
 
 /** `INVALID_ARGUMENT` naming the entry of `sessionApiKeys` the server would refuse. */
-function checkSessionApiKeys(keys: readonly string[] | undefined): void {
+function checkSessionApiKeys(
+  keys: readonly string[] | undefined,
+  { MAX_INIT_SESSION_API_KEYS, MAX_INIT_SESSION_API_KEY_LENGTH }: WireSchemas,
+): void {
   if (keys === undefined) return;
   if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_INIT_SESSION_API_KEYS) {
     throw invalidArgument(

@@ -1,19 +1,20 @@
 import { setMaxListeners } from 'node:events';
+import type {
+  ActionWire,
+  CommandResult,
+  FileOperationResult,
+  InitState,
+  ObservationWire,
+  ServerInfo,
+  WorkspaceIdentity,
+  WorkspaceMetrics,
+} from '@agent-workspace/protocol';
 import {
-  type ActionWire,
   AGENT_SERVER_ROUTES,
-  type CommandResult,
   DIRECTORY_ARCHIVE_CAPABILITY,
   EXEC_STREAM_CAPABILITY,
   EXEC_STREAM_PATH,
-  type FileOperationResult,
-  type InitState,
-  type ObservationWire,
-  type ServerInfo,
-  serverInfoFromWire,
-  type WorkspaceIdentity,
-  type WorkspaceMetrics,
-} from '@agent-workspace/protocol';
+} from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
@@ -26,6 +27,7 @@ import { AgentServerClient } from './agent-server-client.js';
 import { createRemoteDirectory } from './create-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { ExecConnection } from './exec-connection.js';
+import { loadWireSchemas } from './load-wire-schemas.js';
 import type { PortForwarderOptions } from './port-forwarder.js';
 import { RemoteExtensions } from './remote-extensions.js';
 import { RemoteGitQueries } from './remote-git-queries.js';
@@ -34,7 +36,6 @@ import type { RemoteTransportOptions } from './remote-workspace-options.js';
 import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
 import { runStreamedCommand } from './run-streamed-command.js';
-import { transferRemoteDirectory } from './transfer-remote-directory.js';
 import { uploadRemoteFile } from './upload-remote-file.js';
 import type {
   WorkspaceArchiveOptions,
@@ -46,7 +47,9 @@ export type { RemoteTransportOptions };
 /**
  * What a `RemoteWorkspace` does on the wire: the HTTP pool (undici), the exec socket (ws) and
  * the wire schemas. `RemoteWorkspace` loads this module on first use, so an application that
- * imports core for a local workspace never loads them.
+ * imports core for a local workspace never loads them; and this module loads each of them on
+ * first need (the schemas through `loadWireSchemas`, the directory transfers with their tar
+ * code on the first one), so a file transfer loads neither zod nor tar-stream.
  */
 export class RemoteTransport {
   readonly #options: RemoteTransportOptions;
@@ -87,7 +90,8 @@ export class RemoteTransport {
   }
 
   /** Fetches `GET /server_info` (never cached). */
-  serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
+  async serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
+    const { serverInfoFromWire } = await loadWireSchemas();
     return this.#client.json(
       {
         method: 'GET',
@@ -321,6 +325,8 @@ export class RemoteTransport {
     return this.#track(
       (async () => {
         const archives = (await this.#serverCapabilities()).includes(DIRECTORY_ARCHIVE_CAPABILITY);
+        // Loaded with the tar code it brings, on the first directory transfer.
+        const { transferRemoteDirectory } = await import('./transfer-remote-directory.js');
         if (merged.aborted)
           throw this.#closing.signal.aborted ? merged.reason : abortedError(merged);
         return transferRemoteDirectory({

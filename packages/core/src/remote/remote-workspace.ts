@@ -83,7 +83,8 @@ const ANNOUNCED_CAPABILITIES = [
  *   workspace-identity capability: id, anchor, execution root and projection are the server's,
  *   `cwd` is this workspace's `workingDir`. An OpenHands server has no such route: then the id
  *   is derived from `host` and `workingDir`, and the rest are the defaults.
- * - The HTTP and websocket clients and the wire schemas load on first use, not on import.
+ * - The HTTP and websocket clients and the wire schemas load on first use, not on import; a
+ *   file transfer loads neither the schemas (zod) nor the tar code.
  *
  * @example
  * ```ts

@@ -37,7 +37,7 @@ export async function requestDownload<
   const response = send ? await send() : ((await client.send(request)) as R);
   if (response.statusCode >= 200 && response.statusCode <= 299) return { response };
   const reply = await client.read(response, request);
-  const detail = errorDetail(reply);
+  const detail = await errorDetail(reply);
   if (isFileFailureStatus(reply.status, detail)) {
     const reason = reply.status === 404 ? notFound : detail;
     return { failure: `cannot download ${sourcePath}: ${reason} (HTTP ${reply.status})` };

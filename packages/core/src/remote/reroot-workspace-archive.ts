@@ -1,10 +1,8 @@
 import { Readable } from 'node:stream';
-import {
-  WORKSPACE_ARCHIVE_MANIFEST_NAME,
-  workspaceArchiveManifestWireSchema,
-} from '@agent-workspace/protocol';
+import { WORKSPACE_ARCHIVE_MANIFEST_NAME } from '@agent-workspace/protocol/constants';
 import { type Headers, extract as tarExtract, pack as tarPack } from 'tar-stream';
 import { archiveEntryError } from '../internal/archive/archive-entry-error.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 
 /** A manifest larger than this is a file of the directory, never OpenHands' own. */
 const MAX_MANIFEST_BYTES = 64 * 1024;
@@ -66,7 +64,10 @@ export function rerootWorkspaceArchive(input: Readable): Readable {
       }
       await addStream(output, rewritten, entry);
     }
-    if (held !== undefined && !isOwnManifest(held.content, { root, files, bytes })) {
+    if (
+      held !== undefined &&
+      !isOwnManifest(await loadWireSchemas(), held.content, { root, files, bytes })
+    ) {
       await addBuffer(output, held.header, held.content);
     }
     output.finalize();
@@ -132,6 +133,7 @@ function paxWithoutPath(pax: Pax): Pax {
 
 /** Whether `content` is the manifest OpenHands appended to an archive of these files. */
 function isOwnManifest(
+  { workspaceArchiveManifestWireSchema }: WireSchemas,
   content: Buffer,
   expected: { root: string | undefined; files: number; bytes: number },
 ): boolean {

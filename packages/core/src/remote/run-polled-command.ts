@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  AGENT_SERVER_ROUTES,
-  type BashOutput,
-  bashEventFromWire,
-  type CommandResult,
-} from '@agent-workspace/protocol';
+import type { BashOutput, CommandResult } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
@@ -14,6 +10,7 @@ import { CLIENT_TIMEOUT_GRACE_MS } from './client-timeout-grace.js';
 import { CommandOutput } from './command-output.js';
 import { errorDetail } from './error-detail.js';
 import { killTokenScript } from './kill-token-script.js';
+import { loadWireSchemas } from './load-wire-schemas.js';
 import { pollBashCommand } from './poll-bash-command.js';
 import { wrapPolledCommand } from './wrap-polled-command.js';
 
@@ -129,6 +126,7 @@ async function startBashCommand(
   };
   const reply = await client.call(request);
   if (reply.status >= 200 && reply.status <= 299) {
+    const { bashEventFromWire } = await loadWireSchemas();
     const event = client.parse(reply, request, bashEventFromWire);
     if (event.kind !== 'BashCommand') {
       throw new WorkspaceError({
@@ -138,7 +136,7 @@ async function startBashCommand(
     }
     return event.id;
   }
-  const detail = errorDetail(reply);
+  const detail = await errorDetail(reply);
   // OpenHands declares `timeout: int`; fall back to whole seconds once.
   if (reply.status === 422 && !Number.isInteger(timeout) && /timeout/.test(detail)) {
     state.integerTimeouts = true;

@@ -1,8 +1,7 @@
 import {
   AGENT_SERVER_ROUTES,
   DIRECTORY_ARCHIVE_MEDIA_TYPE,
-  directoryArchiveSummaryWireSchema,
-} from '@agent-workspace/protocol';
+} from '@agent-workspace/protocol/constants';
 import {
   LocalDirectoryFailure,
   openLocalDirectory,
@@ -15,6 +14,7 @@ import {
 import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
 import { isFileFailureStatus } from './is-file-failure-status.js';
+import { loadWireSchemas } from './load-wire-schemas.js';
 
 /** Options of {@link uploadRemoteDirectory}. */
 export interface UploadRemoteDirectoryOptions {
@@ -75,6 +75,7 @@ export async function uploadRemoteDirectory(
     body.destroy();
   }
   if (reply.status >= 200 && reply.status <= 299) {
+    const { directoryArchiveSummaryWireSchema } = await loadWireSchemas();
     const summary = client.parse(reply, request, (json) =>
       directoryArchiveSummaryWireSchema.parse(json),
     );
@@ -86,7 +87,7 @@ export async function uploadRemoteDirectory(
       bytes: summary.bytes,
     };
   }
-  const detail = errorDetail(reply);
+  const detail = await errorDetail(reply);
   if (isFileFailureStatus(reply.status, detail)) {
     return failed(`cannot upload to ${destinationPath}: ${detail} (HTTP ${reply.status})`);
   }

@@ -2,7 +2,7 @@ import { close, constants, fstat, open, type Stats } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { FileOperationResult } from '@agent-workspace/protocol';
-import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { describeCopyError } from '../internal/files/describe-copy-error.js';
 import {
   type MultipartFileBody,
@@ -90,7 +90,7 @@ export async function uploadRemoteFile({
   if (reply.status >= 200 && reply.status <= 299) {
     return { success: true, sourcePath, destinationPath, fileSize: size };
   }
-  const detail = errorDetail(reply);
+  const detail = await errorDetail(reply);
   const openHandsFailure = reply.status === 500 && detail.startsWith('Failed to upload file');
   if (isFileFailureStatus(reply.status, detail) || openHandsFailure) {
     return failed(`cannot upload to ${destinationPath}: ${detail} (HTTP ${reply.status})`);

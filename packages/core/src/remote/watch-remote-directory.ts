@@ -1,10 +1,11 @@
-import { fileWatchServerFrameWireSchema, SOCKET_CLOSE_CODES } from '@agent-workspace/protocol';
+import { SOCKET_CLOSE_CODES } from '@agent-workspace/protocol/constants';
 import type { RawData, WebSocket } from 'ws';
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import type { CheckedFileWatchOptions, FileWatcher } from '../workspace/file-watch.js';
 import { FileWatchQueue } from '../workspace/file-watch-queue.js';
 import { connectExecSocket } from './connect-exec-socket.js';
+import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
 
 /** Options of {@link watchRemoteDirectory}. */
 export interface WatchRemoteDirectoryOptions extends CheckedFileWatchOptions {
@@ -30,6 +31,7 @@ export async function watchRemoteDirectory(
   options: WatchRemoteDirectoryOptions,
 ): Promise<FileWatcher> {
   const { signal, closing } = options;
+  const frames = (await loadWireSchemas()).fileWatchServerFrameWireSchema;
   if (signal?.aborted) throw abortedError(signal);
   if (closing.aborted) throw closing.reason;
   const query = new URLSearchParams({
@@ -79,7 +81,7 @@ export async function watchRemoteDirectory(
       {
         open: () => undefined,
         message: (_socket: WebSocket, data: RawData) => {
-          const frame = parseFrame(data);
+          const frame = parseFrame(frames, data);
           if (frame === undefined) {
             fail(protocolError(options.host, 'a malformed file-watch frame'));
           } else if (frame.type === 'ready') {
@@ -117,9 +119,9 @@ export async function watchRemoteDirectory(
   return queue;
 }
 
-function parseFrame(data: RawData) {
+function parseFrame(frames: WireSchemas['fileWatchServerFrameWireSchema'], data: RawData) {
   try {
-    const parsed = fileWatchServerFrameWireSchema.safeParse(JSON.parse(data.toString()));
+    const parsed = frames.safeParse(JSON.parse(data.toString()));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -1,32 +1,14 @@
-import { execFile } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORE_PACKAGE_DIR, modulesLoadedBy } from '../test-support/modules-loaded-by.js';
 
-const run = promisify(execFile);
-const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PAYLOAD = 'the bytes of one file\n';
-
-/** A data: URL of an ES module. */
-function moduleUrl(source: string): string {
-  return `data:text/javascript,${encodeURIComponent(source)}`;
-}
-
-// Runs on the loader thread; the synchronous write lands before the module is loaded.
-const recordResolved = moduleUrl(`
-  import { writeSync } from 'node:fs';
-  export async function resolve(specifier, context, nextResolve) {
-    const resolved = await nextResolve(specifier, context);
-    writeSync(1, 'resolved ' + resolved.url + '\\n');
-    return resolved;
-  }
-`);
 
 /** Downloads `/remote/source.txt` to argv[1], then uploads argv[2] to `/remote/upload.txt`. */
 const script = `
@@ -83,32 +65,14 @@ afterAll(async () => {
   await rm(local, { recursive: true, force: true });
 });
 
-/** Runs `script` in a fresh `node` in packages/core; lists every module URL it resolved. */
-async function modulesLoadedByOneFileTransfer(): Promise<{ urls: string[]; results: string }> {
+/** One download and one upload in a fresh `node`: what it loaded and its `results` line. */
+async function modulesLoadedByOneFileTransfer(): Promise<{ urls: string[]; results: string[] }> {
   const downloadTo = path.join(local, 'downloaded.txt');
   const uploadFrom = path.join(local, 'to-upload.txt');
   await writeFile(uploadFrom, PAYLOAD);
-  const register = `import { register } from 'node:module'; register(${JSON.stringify(recordResolved)});`;
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--import',
-      moduleUrl(register),
-      '--input-type=module',
-      '--eval',
-      script,
-      host,
-      downloadTo,
-      uploadFrom,
-    ],
-    { cwd: packageDir },
-  );
+  const { urls, lines } = await modulesLoadedBy(script, [host, downloadTo, uploadFrom]);
   expect(await readFile(downloadTo, 'utf8')).toBe(PAYLOAD);
-  const lines = stdout.trim().split('\n');
-  return {
-    urls: lines.filter((line) => line.startsWith('resolved ')).map((line) => line.slice(9)),
-    results: lines.find((line) => line.startsWith('results ')) ?? '',
-  };
+  return { urls, results: lines };
 }
 
 /** What `url` belongs to when it is a module a file transfer must not load. */
@@ -120,16 +84,11 @@ function heavyModuleOf(url: string): string | undefined {
 
 describe('a file download and upload through the built RemoteWorkspace', () => {
   it('loads no zod, protocol schemas or tar-stream', async () => {
-    if (!existsSync(path.join(packageDir, 'dist', 'index.js'))) {
-      throw new Error(
-        'packages/core/dist is missing: run `pnpm --filter @agent-workspace/core build` first',
-      );
-    }
     const { urls, results } = await modulesLoadedByOneFileTransfer();
-    expect(results).toBe('results [true,true]');
+    expect(results).toEqual(['results [true,true]']);
     expect(uploaded).toContain(PAYLOAD);
     // The recorder saw the transport load, so an empty list below means something.
-    const entry = pathToFileURL(realpathSync(path.join(packageDir, 'dist', 'index.js'))).href;
+    const entry = pathToFileURL(realpathSync(path.join(CORE_PACKAGE_DIR, 'dist', 'index.js'))).href;
     expect(urls).toContain(entry);
     expect(urls.some((url) => /\/dist\/remote-transport-[\w-]+\.js$/.test(url))).toBe(true);
     expect([...new Set(urls.map(heavyModuleOf).filter(Boolean))]).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { WorkspaceError } from '@agent-workspace/core';
 import { expectRejection } from '@agent-workspace/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -172,48 +172,57 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
     expect(existsSync(workspace.workingDir)).toBe(false);
   });
 
-  it('alive() is false for a dead sandbox whose address another server answers on', async () => {
-    const workspace = makeWorkspace();
-    await workspace.start();
+  /**
+   * Kills the started `workspace`'s sandbox and serves its freed address with `handler`, as
+   * Docker gives a dead container's bridge address to the next one; resolves to a closer.
+   */
+  async function killAndServeItsAddress(
+    workspace: ProcessSandboxWorkspace,
+    handler: RequestListener,
+  ): Promise<() => Promise<void>> {
     const { port } = new URL(workspace.host!);
     const exited = new Promise((resolve) => workspace.child!.once('exit', resolve));
     workspace.child!.kill('SIGKILL');
     await exited;
-    // Another sandbox's server, given the freed address (as Docker reuses bridge addresses).
-    const other = createServer((_request, response) => response.end('{"status":"ok"}'));
+    const other = createServer(handler);
     await new Promise<void>((resolve) => other.listen(Number(port), '127.0.0.1', resolve));
+    return async () => {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    };
+  }
+
+  it('alive() is false for a dead sandbox whose address another server answers on', async () => {
+    const workspace = makeWorkspace();
+    await workspace.start();
+    const stopOther = await killAndServeItsAddress(workspace, (_request, response) =>
+      response.end('{"status":"ok"}'),
+    );
     try {
       expect((await fetch(`${workspace.host}/health`)).status).toBe(200);
       expect(await workspace.alive()).toBe(false);
       expect(workspace.status).toBe('exited');
       await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED');
     } finally {
-      other.closeAllConnections();
-      await new Promise((resolve) => other.close(resolve));
+      await stopOther();
     }
   });
 
   it('a dead sandbox whose address another server answers with 401 gives SANDBOX_EXITED', async () => {
     const workspace = makeWorkspace();
     await workspace.start();
-    const { port } = new URL(workspace.host!);
-    const exited = new Promise((resolve) => workspace.child!.once('exit', resolve));
-    workspace.child!.kill('SIGKILL');
-    await exited;
     // Another sandbox's server on the freed address: it refuses this workspace's key.
-    const other = createServer((_request, response) => {
+    const stopOther = await killAndServeItsAddress(workspace, (_request, response) => {
       response.statusCode = 401;
       response.end('{"detail":"Unauthorized"}');
     });
-    await new Promise<void>((resolve) => other.listen(Number(port), '127.0.0.1', resolve));
     try {
       const error = await expectRejection(workspace.executeCommand('true'), 'SANDBOX_EXITED');
       expect(error.details).toMatchObject({ state: 'exited', exitCode: 137 });
       expect(WorkspaceError.isInstance(error.cause, 'AUTHENTICATION_ERROR')).toBe(true);
       expect(workspace.status).toBe('exited');
     } finally {
-      other.closeAllConnections();
-      await new Promise((resolve) => other.close(resolve));
+      await stopOther();
     }
   });
 

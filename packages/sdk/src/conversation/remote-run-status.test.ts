@@ -1,7 +1,7 @@
 import { WorkspaceError } from '@agent-workspace/core';
 import type { ConversationExecutionStatus } from '@agent-workspace/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { REMOTE_RUN_POLL_MAX_MS, RemoteRunStatus } from './remote-run-status.js';
+import { REMOTE_RUN_POLL_MAX_MS, RemoteRunStatus, type RunMark } from './remote-run-status.js';
 
 /** A REST status check that answers `answers` in turn (the last one from then on), counted. */
 function restStatus(...answers: ConversationExecutionStatus[]) {
@@ -13,6 +13,30 @@ function restStatus(...answers: ConversationExecutionStatus[]) {
     fetch: async (): Promise<ConversationExecutionStatus> =>
       answers[Math.min(calls++, answers.length - 1)]!,
   };
+}
+
+/** The wait of a run asked for at `since`, with the socket up and REST answering from `rest`. */
+function waitConnected(
+  status: RemoteRunStatus,
+  since: RunMark,
+  rest: ReturnType<typeof restStatus>,
+): Promise<ConversationExecutionStatus> {
+  return status.waitUntilNotRunning({
+    fetchStatus: rest.fetch,
+    assertOpen: () => {},
+    since,
+    socketConnected: () => true,
+  });
+}
+
+/** A run whose `running` and `finished` status events the socket told, its snapshot not yet. */
+function runEndedBeforeItsSnapshot() {
+  const status = new RemoteRunStatus('idle');
+  const since = status.mark();
+  status.report('running');
+  status.report('finished');
+  const rest = restStatus('finished');
+  return { status, since, rest, wait: waitConnected(status, since, rest) };
 }
 
 /** Whether `promise` has settled once the pending callbacks (not timers) have run. */
@@ -40,17 +64,7 @@ describe('RemoteRunStatus', () => {
   });
 
   it("ends a run on the socket's post-run snapshot after its running report, without REST", async () => {
-    const status = new RemoteRunStatus('idle');
-    const since = status.mark();
-    status.report('running');
-    status.report('finished');
-    const rest = restStatus('finished');
-    const wait = status.waitUntilNotRunning({
-      fetchStatus: rest.fetch,
-      assertOpen: () => {},
-      since,
-      socketConnected: () => true,
-    });
+    const { status, since, rest, wait } = runEndedBeforeItsSnapshot();
     // The status event alone does not end the wait: the snapshot follows every event of the run.
     expect(await settled(wait)).toBe(false);
     expect(status.endedOverSocket(since)).toBeUndefined();
@@ -61,17 +75,7 @@ describe('RemoteRunStatus', () => {
   });
 
   it('checks REST when the post-run snapshot does not come within the poll interval', async () => {
-    const status = new RemoteRunStatus('idle');
-    const since = status.mark();
-    status.report('running');
-    status.report('finished');
-    const rest = restStatus('finished');
-    const wait = status.waitUntilNotRunning({
-      fetchStatus: rest.fetch,
-      assertOpen: () => {},
-      since,
-      socketConnected: () => true,
-    });
+    const { status, since, rest, wait } = runEndedBeforeItsSnapshot();
     await vi.advanceTimersByTimeAsync(REMOTE_RUN_POLL_MAX_MS - 1);
     expect(rest.calls).toBe(0);
     await vi.advanceTimersByTimeAsync(1);
@@ -92,12 +96,7 @@ describe('RemoteRunStatus', () => {
     status.report('finished', { snapshot: true });
     expect(status.endedOverSocket(since)).toBeUndefined();
     const rest = restStatus('finished');
-    const wait = status.waitUntilNotRunning({
-      fetchStatus: rest.fetch,
-      assertOpen: () => {},
-      since,
-      socketConnected: () => true,
-    });
+    const wait = waitConnected(status, since, rest);
     expect(await wait).toBe('finished');
     expect(rest.calls).toBe(1);
   });
@@ -108,12 +107,7 @@ describe('RemoteRunStatus', () => {
     // A stale report (the run has not ended): REST says running, so it waits for the next one.
     status.report('idle');
     const rest = restStatus('running', 'paused');
-    const wait = status.waitUntilNotRunning({
-      fetchStatus: rest.fetch,
-      assertOpen: () => {},
-      since,
-      socketConnected: () => true,
-    });
+    const wait = waitConnected(status, since, rest);
     expect(await settled(wait)).toBe(false);
     expect(rest.calls).toBe(1);
     status.report('running');

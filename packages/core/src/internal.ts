@@ -104,14 +104,14 @@ export {
   type AgentServerRequest,
 } from './remote/agent-server-client.js';
 export { type ErrorReplyBody, errorDetail, truncateDetail } from './remote/error-detail.js';
-export {
-  HttpServerClient,
-  type HttpServerClientOptions,
-  type HttpServerKey,
-  type HttpServerReply,
-  type HttpServerRequest,
-  type ReplyParser,
-} from './remote/http-server-client.js';
+export { HttpServerClient } from './remote/http-server-client.js';
+export type {
+  HttpServerClientOptions,
+  HttpServerKey,
+  HttpServerReply,
+  HttpServerRequest,
+  ReplyParser,
+} from './remote/http-server-types.js';
 export {
   type HttpStatusErrorOptions,
   httpStatusError,

@@ -1,10 +1,7 @@
 import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol/constants';
 import { agentServerBaseUrl } from './agent-server-base-url.js';
-import {
-  HttpServerClient,
-  type HttpServerReply,
-  type HttpServerRequest,
-} from './http-server-client.js';
+import { HttpServerClient } from './http-server-client.js';
+import type { HttpServerReply, HttpServerRequest } from './http-server-types.js';
 import type { StatusErrorCode } from './http-status-error.js';
 
 /** Options of {@link AgentServerClient}. */

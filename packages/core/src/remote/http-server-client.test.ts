@@ -4,7 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { rejectionOf } from '../testing/rejection-of.js';
-import { HttpServerClient, type HttpServerClientOptions } from './http-server-client.js';
+import { HttpServerClient } from './http-server-client.js';
+import type { HttpServerClientOptions } from './http-server-types.js';
 import { REST_REFUSAL_CODES } from './http-status-error.js';
 
 const KEY = 'server-key-0123456789';

@@ -1,4 +1,5 @@
 import { abortedError } from '../errors/aborted-error.js';
+import { isTransportFailure } from '../errors/is-transport-failure.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
@@ -340,16 +341,4 @@ export class SandboxLifecycle {
   #setStatus(status: SandboxWorkspaceStatus): void {
     if (this.#status !== 'closed' && this.#status !== 'exited') this.#status = status;
   }
-}
-
-/** The codes of a failure to talk to the agent-server, as opposed to an answer it gave. */
-const TRANSPORT_FAILURES = [
-  'CONNECTION_ERROR',
-  'AUTHENTICATION_ERROR',
-  'SERVER_ERROR',
-  'PROTOCOL_ERROR',
-] as const;
-
-function isTransportFailure(error: unknown): boolean {
-  return TRANSPORT_FAILURES.some((code) => WorkspaceError.isInstance(error, code));
 }

@@ -26,13 +26,33 @@ export class ConversationActivity {
   }
 
   /**
-   * Starts a run of `held` in the background.
+   * Starts a run of `held` in the background. A run whose status has settled (paused, finished,
+   * ...) but which is still writing its events is waited for first: a run asked for as soon as
+   * the last one said it ended is not refused.
    * @throws HttpError 409 while a run is going on.
    */
-  startRun(held: HeldConversation): void {
+  async startRun(held: HeldConversation): Promise<void> {
+    await this.#windingDown(held);
     if (held.run !== undefined) {
       throw new HttpError(409, 'Conversation already running. Wait for completion or pause first.');
     }
+    this.#launch(held);
+  }
+
+  /** Starts a run of `held` unless one is going on (which then takes what was added). */
+  async startRunUnlessRunning(held: HeldConversation): Promise<void> {
+    await this.#windingDown(held);
+    if (held.run === undefined) this.#launch(held);
+  }
+
+  /** Resolves once `held`'s run, if its status has already settled, has ended. */
+  async #windingDown(held: HeldConversation): Promise<void> {
+    if (held.run !== undefined && held.conversation.state.executionStatus !== 'running') {
+      await held.run;
+    }
+  }
+
+  #launch(held: HeldConversation): void {
     held.run = held.conversation
       .run()
       .then(

@@ -298,3 +298,56 @@ describe('ConversationService options', () => {
     }
   });
 });
+
+describe('ConversationService runs', () => {
+  it('starts a run asked for the moment the last one says paused, while it still writes its events', async () => {
+    const paths = PathWalker.open({ workingDir, confine: false });
+    const service = new ConversationService({
+      paths,
+      stateDir,
+      log: Fastify().log,
+      actions: () => null,
+      workspace: (request) => new LocalWorkspace({ workingDir: request.workingDir }),
+    });
+    const id = crypto.randomUUID();
+    try {
+      const agent = scriptedAgent(
+        'while [ ! -e go ]; do sleep 0.01; done; echo one >> runs.txt',
+        'echo two >> runs.txt',
+      );
+      const { record } = await service.create(
+        startRequest(workingDir, agent, id) as Parameters<ConversationService['create']>[0],
+      );
+      await vi.waitFor(() => expect(conversationStatus(record)).toBe('running'));
+      const held = (await service.acquire(id))!;
+      let restarted: Promise<void> | undefined;
+      const unsubscribe = held.conversation.events.subscribe((event) => {
+        if (
+          restarted === undefined &&
+          event.kind === 'ConversationStateUpdateEvent' &&
+          event.key === 'execution_status' &&
+          event.value === 'paused'
+        ) {
+          // Told inside the status change: the paused run has not written its end yet.
+          expect(held.run).toBeDefined();
+          restarted = (async () => service.startRun(held))();
+        }
+      });
+      try {
+        const pausing = service.pause(id);
+        await appendFile(path.join(workingDir, 'go'), '');
+        await pausing;
+        await vi.waitFor(() => expect(restarted).toBeDefined());
+        await restarted;
+        await vi.waitFor(() => expect(conversationStatus(record)).toBe('finished'));
+        expect(await runs()).toBe(2);
+      } finally {
+        unsubscribe();
+        service.release(held);
+      }
+    } finally {
+      await service.close();
+      paths.close();
+    }
+  });
+});

@@ -169,15 +169,21 @@ export class ConversationService {
   /** Records a user message; with `run: true` starts a run unless one is going on. */
   async sendMessage(held: HeldConversation, message: SendMessageRequestWire): Promise<void> {
     await held.conversation.sendMessage(messageText(message));
-    if (message.run && held.run === undefined) this.startRun(held);
+    if (message.run) await this.startRunUnlessRunning(held);
   }
 
   /**
-   * Starts a run in the background; the conversation stays loaded while it goes on.
+   * Starts a run in the background; the conversation stays loaded while it goes on. One that
+   * has just ended but still writes its events is waited for.
    * @throws HttpError 409 while a run is going on.
    */
-  startRun(held: HeldConversation): void {
-    this.#activity.startRun(held);
+  startRun(held: HeldConversation): Promise<void> {
+    return this.#activity.startRun(held);
+  }
+
+  /** Starts a run in the background unless one is going on (see {@link startRun}). */
+  startRunUnlessRunning(held: HeldConversation): Promise<void> {
+    return this.#activity.startRunUnlessRunning(held);
   }
 
   /**

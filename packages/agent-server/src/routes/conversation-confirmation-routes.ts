@@ -102,7 +102,7 @@ export function registerConversationConfirmationRoutes(
           throw error;
         }
         // A run that started meanwhile (POST …/run) runs the accepted actions already.
-        if (accept && held.run === undefined) service.startRun(held);
+        if (accept) await service.startRunUnlessRunning(held);
       });
       return SUCCESS;
     },

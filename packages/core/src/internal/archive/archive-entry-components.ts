@@ -13,7 +13,7 @@ import { archiveEntryError } from './archive-entry-error.js';
  */
 export function archiveEntryComponents(name: string): string[] {
   if (name.includes('\0')) throw archiveEntryError(name, 'contains a NUL byte', 'nul-byte');
-  const bytes = Buffer.byteLength(name);
+  const bytes = utf8Length(name, MAX_ARCHIVE_PATH_BYTES);
   if (bytes > MAX_ARCHIVE_PATH_BYTES) {
     throw archiveEntryError(
       name,
@@ -25,7 +25,7 @@ export function archiveEntryComponents(name: string): string[] {
   const parts = name.split('/').filter((part) => part !== '' && part !== '.');
   for (const part of parts) {
     if (part === '..') throw archiveEntryError(name, 'has ".." in its name', 'dot-dot');
-    if (Buffer.byteLength(part) > MAX_ARCHIVE_NAME_BYTES) {
+    if (utf8Length(part, MAX_ARCHIVE_NAME_BYTES) > MAX_ARCHIVE_NAME_BYTES) {
       throw archiveEntryError(
         name,
         `has a component over ${MAX_ARCHIVE_NAME_BYTES} bytes`,
@@ -41,4 +41,12 @@ export function archiveEntryComponents(name: string): string[] {
     );
   }
   return parts;
+}
+
+/**
+ * The UTF-8 length of `text`, counted only when it could exceed `limit`: a UTF-16 unit takes at
+ * most 3 bytes, so a short string is within it whatever it holds (then its `length` stands in).
+ */
+function utf8Length(text: string, limit: number): number {
+  return text.length * 3 <= limit ? text.length : Buffer.byteLength(text);
 }

@@ -128,7 +128,10 @@ export async function extractArchive(options: ExtractArchiveOptions): Promise<Ar
         const { handle: parent, staged } = directories.locate(parts.slice(0, -1), name);
         const fileName = parts[parts.length - 1] as string;
         const mode = (header.mode ?? 0o644) & 0o777;
-        const content = size <= SMALL_FILE_BYTES ? await entry.body.readWhole() : undefined;
+        const content =
+          size <= SMALL_FILE_BYTES
+            ? (entry.body.takeWhole() ?? (await entry.body.readWhole()))
+            : undefined;
         if (content !== undefined && staged) {
           // Not visible until its directory is published: no temporary file needed.
           const written = writeNewFile({ directory: parent, name: fileName, mode, content, umask });

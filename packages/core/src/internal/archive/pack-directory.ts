@@ -186,7 +186,10 @@ async function* packTree(
         }
         out.header({ name: entryName, type: 'symlink', linkname: target, mode: 0o777 });
       } else if (stats.isFile()) {
-        yield* packFile(walk, directory, name, entryName);
+        const large = packFile(walk, directory, name, entryName);
+        // A large file's pieces go out from within packLargeFile, which closes it whatever happens.
+        if (large !== undefined) yield* packLargeFile(out, large, entryName);
+        else for (const piece of out.takeSealed()) yield piece;
       }
       if (out.full) yield out.take();
     }
@@ -195,35 +198,70 @@ async function* packTree(
   }
 }
 
-/** Packs the regular file `name` of `directory`, unless it is no longer one. */
-async function* packFile(
+/** A large file left open by {@link packFile}, its header written: its body is still to come. */
+interface LargeFile {
+  fd: number;
+  size: number;
+}
+
+/**
+ * Packs the regular file `name` of `directory`, unless it is no longer one, synchronously (no
+ * promise per file): a small file whole, a large one only its header, returned open for
+ * {@link packLargeFile}. Pieces it fills are sealed in `out`, for the caller to send.
+ */
+function packFile(
   walk: PackWalk,
   directory: DirectoryHandle,
   name: string,
   entryName: string,
-): AsyncGenerator<Buffer> {
+): LargeFile | undefined {
   const { out, walker } = walk;
   let fd: number;
   try {
     fd = openSync(directory.child(name), FILE_FLAGS);
   } catch (error) {
-    if (isVanished(error)) return;
+    if (isVanished(error)) return undefined;
     throw error;
   }
+  let handedOver = false;
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile() || (walker?.confine && stats.nlink > 1)) return;
+    if (!stats.isFile() || (walker?.confine && stats.nlink > 1)) return undefined;
     const { size } = stats;
     walk.onFile?.(entryName, size);
-    const header = { name: entryName, type: 'file' as const, size, mode: stats.mode & 0o777 };
+    const header = {
+      name: entryName,
+      type: 'file' as const,
+      size,
+      mode: stats.mode & 0o777,
+      mtime: stats.mtime,
+    };
     if (size <= SMALL_FILE_BYTES) {
-      if (!out.fits(size)) yield out.take();
-      out.header({ ...header, mtime: stats.mtime });
+      if (!out.fits(size)) out.seal();
+      out.header(header);
       out.fill(size, (buffer, offset) => readExactly(fd, buffer, offset, size, entryName));
-      return;
+      return undefined;
     }
-    out.header({ ...header, mtime: stats.mtime });
-    yield out.take();
+    out.header(header);
+    out.seal();
+    handedOver = true;
+    return { fd, size };
+  } finally {
+    if (!handedOver) closeSync(fd);
+  }
+}
+
+/**
+ * Sends the pieces {@link packFile} sealed, then streams the body of the large file it left
+ * open; closes it however the stream ends.
+ */
+async function* packLargeFile(
+  out: TarOutput,
+  { fd, size }: LargeFile,
+  entryName: string,
+): AsyncGenerator<Buffer> {
+  try {
+    for (const piece of out.takeSealed()) yield piece;
     for (let offset = 0; offset < size; ) {
       const piece = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, size - offset));
       let filled = 0;

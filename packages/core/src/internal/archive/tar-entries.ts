@@ -24,6 +24,8 @@ export interface TarEntry {
 export interface TarBody extends AsyncIterable<Buffer> {
   /** The whole body in one buffer, when none of it was read yet (for small bodies). */
   readWhole(): Promise<Buffer>;
+  /** {@link readWhole} without waiting: `undefined` unless the whole body is buffered already. */
+  takeWhole(): Buffer | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -50,7 +52,8 @@ export async function* tarEntries(
   let longLinkPath: string | null = null;
   try {
     for (;;) {
-      if (!(await input.fill(512))) {
+      // Each `await` below is skipped when the bytes are buffered: no promise per entry.
+      if (input.buffered < 512 && !(await input.fill(512))) {
         if (input.buffered > 0) throw unexpectedEnd();
         return;
       }
@@ -93,8 +96,9 @@ export async function* tarEntries(
       const size = header.type === 'directory' ? 0 : header.size;
       const body = new BodyReader(input, size);
       yield { header, body };
-      await body.skipRest();
-      await input.skip(padding(size));
+      if (body.missing > 0) await body.skipRest();
+      const pad = padding(size);
+      if (!input.skipBuffered(pad)) await input.skip(pad);
     }
   } finally {
     input.close();
@@ -116,6 +120,11 @@ class BodyReader implements TarBody {
   readonly #input: ChunkReader;
   #missing: number;
 
+  /** Bytes of the body not read yet. */
+  get missing(): number {
+    return this.#missing;
+  }
+
   constructor(input: ChunkReader, size: number) {
     this.#input = input;
     this.#missing = size;
@@ -133,6 +142,13 @@ class BodyReader implements TarBody {
   async readWhole(): Promise<Buffer> {
     const size = this.#missing;
     if (!(await this.#input.fill(size))) throw unexpectedEnd();
+    this.#missing = 0;
+    return this.#input.take(size);
+  }
+
+  takeWhole(): Buffer | undefined {
+    const size = this.#missing;
+    if (this.#input.buffered < size) return undefined;
     this.#missing = 0;
     return this.#input.take(size);
   }
@@ -201,6 +217,16 @@ class ChunkReader {
     }
     const first = this.#chunks[0] as Buffer;
     return this.#advance(first, Math.min(bytes, first.length - this.#offset));
+  }
+
+  /** Skips `bytes` when that many are buffered (true), else nothing (false). */
+  skipBuffered(bytes: number): boolean {
+    if (this.buffered < bytes) return false;
+    for (let left = bytes; left > 0; ) {
+      const first = this.#chunks[0] as Buffer;
+      left -= this.#advance(first, Math.min(left, first.length - this.#offset)).length;
+    }
+    return true;
   }
 
   /** Skips `bytes`; a source ending first is `Unexpected end of data`. */

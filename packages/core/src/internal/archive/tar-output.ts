@@ -1,6 +1,8 @@
 import type { Headers } from 'tar-stream';
 import { encode as encodeHeader, encodePax } from 'tar-stream/headers.js';
 
+const NONE: readonly Buffer[] = [];
+
 /** Size of the pieces the stream yields (but the last and those of large files). */
 const OUTPUT_CHUNK_BYTES = 256 * 1024;
 
@@ -11,6 +13,8 @@ const OUTPUT_CHUNK_BYTES = 256 * 1024;
 export class TarOutput {
   #buffer = Buffer.allocUnsafe(OUTPUT_CHUNK_BYTES);
   #length = 0;
+  /** Pieces ended by {@link seal}, waiting to be sent. */
+  #sealed: Buffer[] = [];
 
   /** True once the buffer is worth sending. */
   get full(): boolean {
@@ -30,13 +34,30 @@ export class TarOutput {
     return taken;
   }
 
+  /** Ends the current piece (when it holds anything): it waits in {@link takeSealed}. */
+  seal(): void {
+    if (this.#length > 0) this.#sealed.push(this.take());
+  }
+
+  /** The pieces {@link seal} ended, handed over (the same empty array when there are none). */
+  takeSealed(): readonly Buffer[] {
+    if (this.#sealed.length === 0) return NONE;
+    const sealed = this.#sealed;
+    this.#sealed = [];
+    return sealed;
+  }
+
   /**
    * Writes the header of an entry (owner 0, as tar-stream's `pack` writes them; a pax header
    * first when a name does not fit ustar).
    */
   header(entry: Headers): void {
+    // Built field by field: a spread costs more than the encoding, once per entry.
     const header: Headers = {
-      ...entry,
+      name: entry.name,
+      type: entry.type,
+      mode: entry.mode,
+      linkname: entry.linkname,
       size: entry.size ?? 0,
       uid: 0,
       gid: 0,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { useTempDirs } from '../../occupancy/test-support/use-temp-dirs.js';
 import { createWorkspacePool, type WorkspacePool } from '../workspace-pool.js';
 import type { WorkspacePoolOptions } from '../workspace-pool-options.js';
@@ -8,10 +8,10 @@ import { registerTempDirKind, TEMP_DIR_KIND, type TempDirWorkspace } from './tem
 export type TempDirPoolOptions = Omit<WorkspacePoolOptions<TempDirWorkspace>, 'kind' | 'config'>;
 
 /**
- * Registers the temp-dir workspace kind for the file's tests and closes every pool they made
- * afterwards. Returns `tempDir` (fresh directories, removed after the file), `track` (closes
- * any pool after the file) and `kindPool` (a pool of temp-dir workspaces under `root`, built
- * from the registry).
+ * Registers the temp-dir workspace kind for the file's tests and closes every pool a test made
+ * after it. Returns `tempDir` (fresh directories, removed after each test), `track` (closes a
+ * pool after the test) and `kindPool` (a pool of temp-dir workspaces under `root`, built from
+ * the registry).
  */
 export function useTempDirPools() {
   const tempDir = useTempDirs();
@@ -20,8 +20,12 @@ export function useTempDirPools() {
   beforeAll(() => {
     unregister = registerTempDirKind();
   });
-  afterAll(async () => {
-    await Promise.all(pools.map((pool) => pool.close()));
+  // Registered after useTempDirs' removal, so it runs first: a pool left running would keep
+  // refilling members into a directory being removed.
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((pool) => pool.close()));
+  });
+  afterAll(() => {
     unregister();
   });
   const track = <P extends WorkspacePool<TempDirWorkspace>>(pool: P): P => {

@@ -35,7 +35,8 @@ export function FileTree(props: FileTreeProps) {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [focused, setFocused] = useState<string | null>(null);
   const items = useRef(new Map<string, HTMLElement>());
-  const focusOnRender = useRef(false);
+  /** The row a key asked to focus, until it is rendered and focused. */
+  const focusRequest = useRef<string | null>(null);
   // Answers of an earlier generation (before a refresh or a new root) are dropped.
   const generation = useRef(0);
   const expandedRef = useRef(expanded);
@@ -93,10 +94,14 @@ export function FileTree(props: FileTreeProps) {
   const focusable = rows.filter((row) => row.kind !== 'status');
   const current = focusable.find((row) => row.path === focused)?.path ?? focusable[0]?.path;
 
+  // Reads the request and the rendered rows, not this render's values: the effect of a render
+  // made before the key press may run after it, and must not focus that render's row.
   useEffect(() => {
-    if (!focusOnRender.current || current === undefined) return;
-    focusOnRender.current = false;
-    items.current.get(current)?.focus();
+    const path = focusRequest.current;
+    const element = path === null ? undefined : items.current.get(path);
+    if (element === undefined) return;
+    focusRequest.current = null;
+    element.focus();
   });
 
   const expand = (path: string): void => {
@@ -130,7 +135,7 @@ export function FileTree(props: FileTreeProps) {
     event.preventDefault();
     switch (action.kind) {
       case 'focus':
-        focusOnRender.current = true;
+        focusRequest.current = action.path;
         setFocused(action.path);
         break;
       case 'expand':

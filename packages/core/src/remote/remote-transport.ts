@@ -18,6 +18,7 @@ import {
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
+import { retryAfterFailure } from '../internal/retry-after-failure.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
@@ -59,7 +60,10 @@ export class RemoteTransport {
   readonly #closing = new AbortController();
   /** Commands and kills in flight; `close()` waits for them to wind down. */
   readonly #inFlight = new Set<Promise<unknown>>();
-  #capabilities: Promise<readonly string[]> | undefined;
+  /** Capabilities from the first successful `/server_info` (a failure is retried next time). */
+  readonly #serverCapabilities = retryAfterFailure(() =>
+    this.serverInfo().then((info) => info.capabilities),
+  );
   /** State of the polled mode, shared by its commands. */
   readonly #polled: PolledCommandState = { integerTimeouts: false };
   /** The git routes, cut short by `close()`. */
@@ -300,18 +304,6 @@ export class RemoteTransport {
         });
       })(),
     );
-  }
-
-  /** Capabilities from the first successful `/server_info` (a failure is retried next time). */
-  #serverCapabilities(): Promise<readonly string[]> {
-    if (!this.#capabilities) {
-      const pending = this.serverInfo().then((info) => info.capabilities);
-      this.#capabilities = pending;
-      pending.catch(() => {
-        if (this.#capabilities === pending) this.#capabilities = undefined;
-      });
-    }
-    return this.#capabilities;
   }
 
   /** Runs a directory transfer, tracked, with the capability looked up and `close()` heeded. */

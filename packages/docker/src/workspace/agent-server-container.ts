@@ -27,8 +27,10 @@ export interface AgentServerContainerOptions {
   image: string;
   /** The workspace's id, labelled on the container. */
   workspaceId: string;
-  /** The agent-server's session key. */
+  /** The agent-server's session key, the workspace's own: the one its clients use. */
   apiKey: string;
+  /** One more key the agent-server accepts (`sessionApiKey`), for the caller's other clients. */
+  acceptedApiKey?: string | undefined;
   /** The container's name. */
   containerName: string;
 }
@@ -50,6 +52,7 @@ export class AgentServerContainer {
   readonly #image: string;
   readonly #workspaceId: string;
   readonly #apiKey: string;
+  readonly #acceptedApiKey: string | undefined;
   readonly #containerName: string;
   /** `connect: 'auto'` chose the bridge: check the address answers, else publish. */
   #verifyBridge = false;
@@ -64,6 +67,7 @@ export class AgentServerContainer {
     image,
     workspaceId,
     apiKey,
+    acceptedApiKey,
     containerName,
   }: AgentServerContainerOptions) {
     this.#docker = docker;
@@ -71,6 +75,7 @@ export class AgentServerContainer {
     this.#image = image;
     this.#workspaceId = workspaceId;
     this.#apiKey = apiKey;
+    this.#acceptedApiKey = acceptedApiKey;
     this.#containerName = containerName;
   }
 
@@ -99,7 +104,7 @@ export class AgentServerContainer {
           connect: options.connect,
           network: options.network,
           publishAddress: options.publishAddress,
-          sharedKey: options.sessionApiKey !== undefined || options.deferInit,
+          sharedKey: options.deferInit,
         }),
       ]);
       this.#runImage = image;
@@ -128,6 +133,7 @@ export class AgentServerContainer {
         labels: options.labels,
       }),
       apiKey: this.#apiKey,
+      acceptedApiKey: this.#acceptedApiKey,
       environment: process.env,
       publishPorts: this.connection === 'published-port',
     });

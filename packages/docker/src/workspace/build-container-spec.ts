@@ -35,9 +35,19 @@ export type ContainerSpecFields = Pick<
  * How the agent-server learns its session key: the key itself (`SESSION_API_KEY`), or only its
  * SHA-256 in hex (`SESSION_API_KEY_SHA256`) when the launcher must not hand the key over.
  */
-export type ContainerSessionKey =
+export type ContainerSessionKey = (
   | { apiKey: string; apiKeySha256?: undefined }
-  | { apiKeySha256: string; apiKey?: undefined };
+  | { apiKeySha256: string; apiKey?: undefined }
+) & {
+  /**
+   * One more key the agent-server accepts (a `DockerWorkspace`'s `sessionApiKey`), set as
+   * `OH_SESSION_API_KEYS_<n>` at the first index the rest of the environment leaves free.
+   */
+  acceptedApiKey?: string | undefined;
+};
+
+/** The prefix of the agent-server's indexed session keys (`OH_SESSION_API_KEYS_0`, ...). */
+const INDEXED_KEY_PREFIX = 'OH_SESSION_API_KEYS_';
 
 /** Options of {@link containerEnvironment}. */
 export type ContainerEnvironmentOptions = {
@@ -48,14 +58,16 @@ export type ContainerEnvironmentOptions = {
 
 /**
  * The `NAME=value` environment of an agent-server container: `forwardEnv` read from
- * `environment`, then `env`, then the session key (or its hash) and, with `deferInit`,
- * `OH_DEFERRED_INIT=true` (the agent-server starts dormant), which nothing overrides.
+ * `environment`, then `env`, then the session key (or its hash), the `acceptedApiKey` if any
+ * and, with `deferInit`, `OH_DEFERRED_INIT=true` (the agent-server starts dormant), which
+ * nothing overrides.
  */
 export function containerEnvironment({
   options,
   environment,
   apiKey,
   apiKeySha256,
+  acceptedApiKey,
 }: ContainerEnvironmentOptions): string[] {
   const forwarded = (options.forwardEnv ?? []).flatMap((name) => {
     const value = environment[name];
@@ -64,9 +76,21 @@ export function containerEnvironment({
   const explicit = Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`);
   const key =
     apiKey !== undefined ? `SESSION_API_KEY=${apiKey}` : `SESSION_API_KEY_SHA256=${apiKeySha256}`;
+  const accepted =
+    acceptedApiKey === undefined
+      ? []
+      : [`${freeIndexedKey([...forwarded, ...explicit])}=${acceptedApiKey}`];
   const dormant = options.deferInit ? [`${DEFERRED_INIT_VARIABLE}=true`] : [];
   // With Docker's init as PID 1, an image's own tini must register as a subreaper.
-  return ['TINI_SUBREAPER=1', ...forwarded, ...explicit, key, ...dormant];
+  return ['TINI_SUBREAPER=1', ...forwarded, ...explicit, key, ...accepted, ...dormant];
+}
+
+/** The first `OH_SESSION_API_KEYS_<n>` that none of the `NAME=value` entries sets. */
+function freeIndexedKey(entries: readonly string[]): string {
+  const taken = new Set(entries.map((entry) => entry.slice(0, entry.indexOf('='))));
+  let index = 0;
+  while (taken.has(`${INDEXED_KEY_PREFIX}${index}`)) index += 1;
+  return `${INDEXED_KEY_PREFIX}${index}`;
 }
 
 /** Options of {@link buildContainerSpec}. */

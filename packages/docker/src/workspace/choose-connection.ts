@@ -17,8 +17,8 @@ export interface ChooseConnectionOptions {
   /** The `publishAddress` option: one that is not loopback asks for published ports. */
   publishAddress: string;
   /**
-   * The server's key may also open other containers: the caller chose it (`sessionApiKey`) or
-   * will (`initialize()` after `deferInit`). `'auto'` then publishes ports (see
+   * The workspace will use a key the caller chooses, which may also open other containers
+   * (`initialize()` after `deferInit`). `'auto'` then publishes ports (see
    * {@link chooseConnection}).
    */
   sharedKey?: boolean | undefined;
@@ -43,8 +43,9 @@ const bridgeReachable = new Map<string, Promise<boolean>>();
  * else `'published-port'`. The gateway check runs once per engine and network in this process.
  *
  * Docker gives a dead container's bridge address to the next container at once. A workspace's
- * own random key makes a request that reaches that newcomer fail (and be read as the sandbox's
- * exit); a key shared with it would let the request run there.
+ * own random key (which its requests carry even when the server accepts a `sessionApiKey` too)
+ * makes a request that reaches that newcomer fail (and be read as the sandbox's exit); a key
+ * shared with it would let the request run there.
  */
 export async function chooseConnection({
   docker,
@@ -91,13 +92,29 @@ function usesLocalSocket(docker: Docker): boolean {
 async function gatewayIsLocal(docker: Docker, network: string): Promise<boolean> {
   // One quick GET (dockerode's network inspect takes no abort signal).
   const info = (await docker.getNetwork(network).inspect()) as {
-    IPAM?: { Config?: { Gateway?: string }[] | null };
+    IPAM?: { Config?: { Gateway?: string; Subnet?: string }[] | null };
   };
-  const gateways = (info.IPAM?.Config ?? []).flatMap((entry) =>
-    entry.Gateway ? [entry.Gateway] : [],
-  );
+  const gateways = (info.IPAM?.Config ?? []).flatMap((entry) => {
+    const gateway = entry.Gateway || defaultGateway(entry.Subnet);
+    return gateway ? [gateway] : [];
+  });
   for (const gateway of gateways) if (await isLocalAddress(gateway)) return true;
   return false;
+}
+
+/**
+ * The gateway Docker gives an IPv4 subnet that names none, its first host address: a freshly
+ * installed engine's first start reports the default bridge's subnet without its gateway.
+ */
+export function defaultGateway(subnet: string | undefined): string | undefined {
+  const match = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(subnet ?? '');
+  if (!match) return undefined;
+  const prefix = Number(match[5]);
+  if (prefix > 30) return undefined;
+  const address = match.slice(1, 5).reduce((value, octet) => value * 256 + Number(octet), 0);
+  const mask = prefix === 0 ? 0 : 2 ** 32 - 2 ** (32 - prefix);
+  const first = ((address & mask) >>> 0) + 1;
+  return [24, 16, 8, 0].map((shift) => Math.floor(first / 2 ** shift) % 256).join('.');
 }
 
 /**

@@ -1,10 +1,11 @@
 /**
  * The `connect` option on a real engine: on this local Linux engine `'auto'` reaches the
- * container at its bridge address with no port published; `'published-port'` (and `'auto'`
- * with a publishAddress that is not loopback, or a key the caller chose) publishes on the host
- * as before.
+ * container at its bridge address with no port published, also beside a key the caller chose
+ * (the workspace sends its own); `'published-port'` (and `'auto'` with a publishAddress that is
+ * not loopback) publishes on the host as before.
  */
 import { afterAll, expect, it } from 'vitest';
+import { defaultGateway } from './choose-connection.js';
 import { DockerWorkspace } from './docker-workspace.js';
 import { dockerTestContext } from './test-support/docker-test-context.js';
 
@@ -56,7 +57,9 @@ context.describe('DockerWorkspace connect', () => {
   it('auto publishes when publishAddress is not a loopback address', async () => {
     // The bridge's gateway: an address of this host that only it and its containers reach.
     const network = await context.docker.getNetwork('bridge').inspect();
-    const gateway = network.IPAM?.Config?.[0]?.Gateway as string;
+    const subnet = network.IPAM?.Config?.[0];
+    const gateway = (subnet?.Gateway || defaultGateway(subnet?.Subnet)) as string;
+    expect(gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     await using workspace = await DockerWorkspace.create({
       image: context.image,
       labels: context.labels,
@@ -68,16 +71,39 @@ context.describe('DockerWorkspace connect', () => {
     expect((await workspace.executeCommand('true')).exitCode).toBe(0);
   });
 
-  it('auto publishes when the caller chooses the session key', async () => {
-    await using workspace = await DockerWorkspace.create({
+  it("auto uses the bridge with a caller's key, which opens the server but is never the workspace's", async () => {
+    const callerKey = 'a-key-this-caller-may-give-other-containers';
+    const options = {
       image: context.image,
       labels: context.labels,
-      sessionApiKey: 'a-key-this-caller-may-give-other-containers',
+      sessionApiKey: callerKey,
       reapOrphans: false,
-    });
-    expect(workspace.connection).toBe('published-port');
-    expect(workspace.host).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await workspace.executeCommand('true')).exitCode).toBe(0);
+    };
+    await using first = await DockerWorkspace.create(options);
+    await using second = await DockerWorkspace.create(options);
+    expect([first.connection, second.connection]).toEqual(['bridge', 'bridge']);
+    expect((await first.executeCommand('true')).exitCode).toBe(0);
+    const ownKey = async (workspace: DockerWorkspace) => {
+      const { Config } = await context.docker.getContainer(workspace.containerId!).inspect();
+      expect(Config.Env).toContain(`OH_SESSION_API_KEYS_0=${callerKey}`);
+      return Config.Env.find((entry) => entry.startsWith('SESSION_API_KEY='))!.slice(16);
+    };
+    const status = async (workspace: DockerWorkspace, key: string) =>
+      (
+        await fetch(`${workspace.host}/api/conversations/count`, {
+          headers: { 'X-Session-API-Key': key },
+        })
+      ).status;
+    // The caller's key opens both servers, for the caller's own clients.
+    expect(await status(first, callerKey)).toBe(200);
+    expect(await status(second, callerKey)).toBe(200);
+    // Each workspace sends a key of its own, which the other container refuses: a request of
+    // the second that reached the first (given its address after its death) would not run.
+    const secondKey = await ownKey(second);
+    expect(secondKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(secondKey).not.toBe(await ownKey(first));
+    expect(await status(second, secondKey)).toBe(200);
+    expect(await status(first, secondKey)).toBe(401);
   });
 
   it('bridge on a user-defined network: reached at its address there', async () => {

@@ -4,7 +4,7 @@ import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { readBridgePorts } from './bridge-ports.js';
 import { buildContainerSpec } from './build-container-spec.js';
-import { chooseConnection } from './choose-connection.js';
+import { chooseConnection, defaultGateway } from './choose-connection.js';
 import { DockerWorkspace } from './docker-workspace.js';
 
 const image = 'agent-workspace/agent-server:dev';
@@ -39,6 +39,44 @@ describe('DockerWorkspace connect option', () => {
     expect(
       () => new DockerWorkspace({ image, connect: 'bridge', publishAddress: '127.0.0.1' }),
     ).not.toThrow();
+  });
+
+  it("rejects connect: 'bridge' with deferInit, whose key after initialize() is the caller's", () => {
+    expect(invalidConfigFields({ connect: 'bridge', deferInit: true })).toContain('connect');
+    for (const connect of ['auto', 'published-port'] as const) {
+      expect(() => new DockerWorkspace({ image, connect, deferInit: true })).not.toThrow();
+    }
+    expect(
+      () => new DockerWorkspace({ image, connect: 'bridge', sessionApiKey: 'c'.repeat(32) }),
+    ).not.toThrow();
+  });
+});
+
+describe('the session keys in the container environment', () => {
+  const environment = (env?: Record<string, string>, acceptedApiKey?: string) =>
+    buildContainerSpec({
+      options: { image, publishAddress: '127.0.0.1', env },
+      labels: {},
+      environment: {},
+      apiKey: 'own'.repeat(11),
+      acceptedApiKey,
+    }).Env!;
+
+  it("sets the workspace's own key as SESSION_API_KEY and the caller's as another accepted key", () => {
+    const env = environment(undefined, 'caller'.repeat(4));
+    expect(env).toContain(`SESSION_API_KEY=${'own'.repeat(11)}`);
+    expect(env).toContain(`OH_SESSION_API_KEYS_0=${'caller'.repeat(4)}`);
+    expect(environment().some((entry) => entry.startsWith('OH_SESSION_API_KEYS_'))).toBe(false);
+  });
+
+  it("puts the caller's key at an index env leaves free, keeping the keys env sets", () => {
+    const env = environment(
+      { OH_SESSION_API_KEYS_0: 'zero'.repeat(4), OH_SESSION_API_KEYS_1: 'one'.repeat(6) },
+      'caller'.repeat(4),
+    );
+    expect(env).toContain(`OH_SESSION_API_KEYS_0=${'zero'.repeat(4)}`);
+    expect(env).toContain(`OH_SESSION_API_KEYS_1=${'one'.repeat(6)}`);
+    expect(env).toContain(`OH_SESSION_API_KEYS_2=${'caller'.repeat(4)}`);
   });
 });
 
@@ -76,6 +114,15 @@ describe('chooseConnection', () => {
     const auto = { docker, connect: 'auto', publishAddress: '127.0.0.1', sharedKey: true } as const;
     expect(await chooseConnection(auto)).toEqual({ connection: 'published-port', verify: false });
     expect(asked).toBe(false);
+  });
+
+  it("takes a subnet's first host address as its gateway when the engine names none", () => {
+    expect(defaultGateway('172.17.0.0/16')).toBe('172.17.0.1');
+    expect(defaultGateway('10.20.30.64/26')).toBe('10.20.30.65');
+    expect(defaultGateway('192.168.1.77/24')).toBe('192.168.1.1');
+    for (const none of [undefined, '', 'fd00::/64', '10.0.0.0/31', 'not-a-subnet']) {
+      expect(defaultGateway(none)).toBeUndefined();
+    }
   });
 
   it('publishes when the engine cannot be asked about the network', async () => {

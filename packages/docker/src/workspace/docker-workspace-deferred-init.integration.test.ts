@@ -48,6 +48,9 @@ context.describe('DockerWorkspace with deferInit', () => {
     expect(refused.message).toContain("deferred-init state 'dormant'");
     const inspected = await context.docker.getContainer(unclaimed.workspace.containerId!).inspect();
     expect(inspected.Config.Env).toContain('OH_DEFERRED_INIT=true');
+    // Its key after initialize() is the claimer's, which may open other containers: 'auto'
+    // published a port rather than use the address Docker gives the next container.
+    expect(unclaimed.workspace.connection).toBe('published-port');
     await unclaimed.release();
 
     const userKey = randomBytes(24).toString('hex');

@@ -186,6 +186,11 @@ export const dockerWorkspaceOptionsSchema = z
       "publishAddress is not used with connect: 'bridge' (no port is published); use 'published-port' to publish on it",
     path: ['connect'],
   })
+  .refine((options) => options.connect !== 'bridge' || !options.deferInit, {
+    message:
+      "connect: 'bridge' cannot be used with deferInit: after initialize() the workspace uses your key, which may open the container Docker gives this one's address after it dies; use 'auto' or 'published-port'",
+    path: ['connect'],
+  })
   .refine((options) => options.sandbox === undefined || !runsAsRoot(options.user), {
     message:
       'a sandboxed container runs its server as an unprivileged user (its /proc is unmasked)',
@@ -276,24 +281,30 @@ export interface DockerWorkspaceOptions {
    *   address is reachable from the engine's host and from containers on the same network, as
    *   the container's ports already are without publishing; nothing becomes reachable from
    *   other machines. Only for an engine whose bridge this process can reach: a local engine
-   *   on Linux. Docker hands a dead container's address to the next container at once: keep
-   *   each container's key its own (the default), so that a request reaching the newcomer is
-   *   refused (and read as `SANDBOX_EXITED`) rather than run there.
+   *   on Linux. Docker hands a dead container's address to the next container at once; the
+   *   workspace's requests carry a key of its own (even with `sessionApiKey`), so one that
+   *   reaches the newcomer is refused there (and read as `SANDBOX_EXITED`), never run. Not with
+   *   `deferInit`: after `initialize()` the workspace uses the caller's key, which may open
+   *   other containers too (`INVALID_CONFIG` naming `connect`).
    * - `'published-port'`: through ports published on `publishAddress` (Docker picks the host
    *   ports): remote engines (`DOCKER_HOST`), Docker Desktop, rootless Docker.
    * - `'auto'`: `'bridge'` when this process runs on Linux, talks to the engine over a local
    *   socket, `publishAddress` is a loopback address, the network's gateway is an address of
    *   this host (so its bridge is on this host: not Docker Desktop's VM, not rootless Docker's
-   *   namespace), and the key is the workspace's own (neither `sessionApiKey` nor `deferInit`
-   *   is set: a key the caller picks may open other containers too); otherwise, or when the
-   *   container's address does not answer once its server listens (the container is then
-   *   re-created with published ports), `'published-port'`.
+   *   namespace), and `deferInit` is not set; otherwise, or when the container's address does
+   *   not answer once its server listens (the container is then re-created with published
+   *   ports), `'published-port'`.
    *
    * `publishedPort()` / `publishedPorts` and `host` give the address in use either way.
    * @default 'auto'
    */
   connect?: DockerConnection | undefined;
-  /** Session API key of the agent-server. @default 32 random bytes, hex */
+  /**
+   * A session API key the agent-server also accepts, for the caller's other clients (a browser,
+   * `curl`, an SDK in another process; `host` says where). The workspace itself always sends a
+   * random key of its own (32 bytes, hex; `agentServerEndpoint()` gives it), until
+   * `initialize()` with `deferInit` hands it the caller's.
+   */
   sessionApiKey?: string | undefined;
   /**
    * Start the agent-server dormant (OpenHands' deferred init, `OH_DEFERRED_INIT=true`): it

@@ -56,7 +56,8 @@ export interface CreateDockerWorkspaceOptions {
  * reachable from the engine's host and containers on that network only, with no port
  * published; otherwise its port is published on `127.0.0.1` only, on a host port Docker picks
  * when it binds. Every workspace gets its own random session key (passed to the container as
- * `SESSION_API_KEY` and used by the client). Every container carries `agent-workspace.*`
+ * `SESSION_API_KEY` and used by the client; a `sessionApiKey` is accepted beside it, never
+ * instead). Every container carries `agent-workspace.*`
  * labels so {@link reapOrphans} can remove containers whose owner died.
  *
  * - `pause()` / `resume()` are `docker pause` / `docker unpause` (resume waits until alive; a
@@ -119,7 +120,10 @@ export class DockerWorkspace
     });
     this.#options = resolved;
     this.#docker = resolveDocker(resolved);
-    const apiKey = resolved.sessionApiKey ?? randomBytes(32).toString('hex');
+    // The workspace's own key, whatever else the server accepts: a request of this workspace's
+    // that reaches another container (one given this container's address after its death) is
+    // refused there, not run (see `DockerWorkspaceOptions.connect`).
+    const apiKey = randomBytes(32).toString('hex');
     // The schema demands exactly one of them.
     this.image = (resolved.image ?? resolved.fromSnapshot) as string;
     this.fromSnapshot = resolved.fromSnapshot;
@@ -130,6 +134,7 @@ export class DockerWorkspace
       image: this.image,
       workspaceId: this.workspaceId,
       apiKey,
+      acceptedApiKey: resolved.sessionApiKey,
       containerName: this.containerName,
     });
   }

@@ -152,18 +152,14 @@ export type {
   SandboxLogsOptions,
 } from './sandbox/sandbox-hooks.js';
 export type { SandboxState, SandboxStatus } from './sandbox/sandbox-state.js';
-export {
-  SandboxWorkspace,
-  type SandboxWorkspaceStatus,
-  type StartSandboxWorkspaceOptions,
-  startOrClose,
-} from './sandbox/sandbox-workspace.js';
+export { SandboxWorkspace, type SandboxWorkspaceStatus } from './sandbox/sandbox-workspace.js';
 export {
   DEFAULT_LIFECYCLE_TIMEOUT_MS,
   DEFAULT_SANDBOX_RECONNECT_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
   type SandboxWorkspaceOptions,
 } from './sandbox/sandbox-workspace-options.js';
+export { type StartSandboxWorkspaceOptions, startOrClose } from './sandbox/start-or-close.js';
 export {
   type ActionExecutor,
   actionExecutorOf,

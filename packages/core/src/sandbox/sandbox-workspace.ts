@@ -49,14 +49,9 @@ import {
   type SandboxWorkspaceOptions,
 } from './sandbox-workspace-options.js';
 import type { SandboxWorkspaceStatus } from './sandbox-workspace-status.js';
+import type { StartSandboxWorkspaceOptions } from './start-or-close.js';
 
 export type { SandboxWorkspaceStatus } from './sandbox-workspace-status.js';
-
-/** Options of {@link SandboxWorkspace.start}. */
-export interface StartSandboxWorkspaceOptions {
-  /** Aborting releases what was created and rejects with `ABORTED`. */
-  signal?: AbortSignal | undefined;
-}
 
 /**
  * The lifecycle every provisioned workspace shares (Docker, Runtime API, cloud providers): a
@@ -348,28 +343,4 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
   protected runClose(): Promise<void> {
     return this.#lifecycle.close();
   }
-}
-
-/**
- * Starts a new sandbox workspace for a `create()` factory: resolves with it once its agent-server
- * answers; on failure closes it (releasing whatever was made) and rethrows the start's error.
- *
- * @example
- * ```ts
- * static create(options: MyOptions, { signal }: { signal?: AbortSignal } = {}) {
- *   return startOrClose(new MySandboxWorkspace(options), { signal });
- * }
- * ```
- */
-export async function startOrClose<T extends SandboxWorkspace>(
-  workspace: T,
-  options: StartSandboxWorkspaceOptions = {},
-): Promise<T> {
-  try {
-    await workspace.start(options);
-  } catch (error) {
-    await workspace.close().catch(() => {});
-    throw error;
-  }
-  return workspace;
 }

@@ -6,6 +6,7 @@ import {
   runtimeSessionIdSchema,
   runtimeSnapshotIdSchema,
   runtimeVolumesWireSchema,
+  type StartRuntimeRequestWire,
   startRuntimeRequestWireSchema,
 } from '@agent-workspace/protocol';
 import { z } from 'zod';
@@ -53,6 +54,22 @@ export function volumesToWire(volumes: readonly RemoteApiVolume[]): RuntimeVolum
     ...volume,
     ...(readOnly !== undefined && { read_only: readOnly }),
   }));
+}
+
+/** The body of `POST /start` for the session `sessionId` of a workspace with `options`. */
+export function startRequestBody(
+  options: ResolvedRemoteAPIWorkspaceOptions,
+  sessionId: string,
+): StartRuntimeRequestWire {
+  return {
+    image: options.image,
+    session_id: sessionId,
+    working_dir: options.workingDir,
+    environment: options.env ?? {},
+    resource_factor: options.resourceFactor,
+    ...(options.volumes?.length && { volumes: volumesToWire(options.volumes) }),
+    ...(options.fromSnapshot !== undefined && { from_snapshot: options.fromSnapshot }),
+  };
 }
 
 /** Every JSON-describable field of {@link RemoteAPIWorkspaceOptions}, with its default. */

@@ -13,19 +13,15 @@ import {
   type WorkspaceForkOptions,
 } from '@agent-workspace/core';
 import { parseWorkspaceOptions } from '@agent-workspace/core/internal';
-import type {
-  RuntimeSession,
-  RuntimeSnapshot,
-  StartRuntimeRequestWire,
-} from '@agent-workspace/protocol';
+import type { RuntimeSession, RuntimeSnapshot } from '@agent-workspace/protocol';
 import {
   type RemoteAPIWorkspaceOptions,
   type ResolvedRemoteAPIWorkspaceOptions,
   remoteApiWorkspaceOptionsSchema,
-  volumesToWire,
+  startRequestBody,
 } from './remote-api-workspace-options.js';
 import { RuntimeApiClient, type TakeRuntimeSnapshotOptions } from './runtime-api-client.js';
-import { sessionSandboxState } from './session-sandbox-state.js';
+import { endpointOf, refusedByServer, sessionSandboxState } from './session-sandbox-state.js';
 import { waitForReadySession } from './wait-for-ready-session.js';
 
 /** Options of {@link RemoteAPIWorkspace.fork}. */
@@ -221,7 +217,9 @@ export class RemoteAPIWorkspace
     }
     this.#startSent = true;
     try {
-      this.#session = await this.#runtime.start(this.#startBody(), { signal });
+      this.#session = await this.#runtime.start(startRequestBody(this.#options, this.#sessionId), {
+        signal,
+      });
     } catch (error) {
       // A 4xx refusal made nothing (a 409 is someone else's session: never stop it).
       if (refusedByServer(error)) this.#startSent = false;
@@ -311,20 +309,6 @@ export class RemoteAPIWorkspace
     }
   }
 
-  /** Body of `POST /start`. */
-  #startBody(): StartRuntimeRequestWire {
-    const options = this.#options;
-    return {
-      image: options.image,
-      session_id: this.#sessionId,
-      working_dir: options.workingDir,
-      environment: options.env ?? {},
-      resource_factor: options.resourceFactor,
-      ...(options.volumes?.length && { volumes: volumesToWire(options.volumes) }),
-      ...(options.fromSnapshot !== undefined && { from_snapshot: options.fromSnapshot }),
-    };
-  }
-
   #waitUntilReady(signal: AbortSignal): Promise<RuntimeSession> {
     return waitForReadySession({
       runtime: this.#runtime,
@@ -358,16 +342,4 @@ export class RemoteAPIWorkspace
     }
     return runtimeId;
   }
-}
-
-/** True when the Runtime API answered `error` with a 4xx: the request did nothing. */
-function refusedByServer(error: unknown): boolean {
-  if (!WorkspaceError.isInstance(error)) return false;
-  const { status } = error.details;
-  return typeof status === 'number' && status >= 400 && status < 500;
-}
-
-/** The agent-server endpoint of a ready session. */
-function endpointOf(session: RuntimeSession): SandboxEndpoint {
-  return { host: session.url, apiKey: session.sessionApiKey };
 }

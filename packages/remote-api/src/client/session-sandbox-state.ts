@@ -1,4 +1,4 @@
-import type { SandboxState } from '@agent-workspace/core';
+import { type SandboxEndpoint, type SandboxState, WorkspaceError } from '@agent-workspace/core';
 import { FATAL_POD_STATUSES, type RuntimeSession } from '@agent-workspace/protocol';
 
 /**
@@ -20,4 +20,16 @@ export function sessionSandboxState(session: RuntimeSession | undefined): Sandbo
     return { status: 'running' };
   }
   return { status: 'starting', detail: message };
+}
+
+/** True when the Runtime API answered `error` with a 4xx: the request did nothing. */
+export function refusedByServer(error: unknown): boolean {
+  if (!WorkspaceError.isInstance(error)) return false;
+  const { status } = error.details;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** The agent-server endpoint of a ready session. */
+export function endpointOf(session: RuntimeSession): SandboxEndpoint {
+  return { host: session.url, apiKey: session.sessionApiKey };
 }

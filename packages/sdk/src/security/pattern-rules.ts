@@ -14,7 +14,9 @@ const MAX_NESTING = 3;
 
 const SHELLS = /^(?:ba|z|da|k|fi|c|tc)?sh$/;
 const INTERPRETERS = /^(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node|php|lua|pwsh)$/;
-const FORK_BOMB = /(\w+|:)\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;\s*\1/;
+// A name starts where no word character precedes it: tried from inside a long word, `\w+` would
+// backtrack through the rest of it at every position (quadratic in the word's length).
+const FORK_BOMB = /(?<![\w:])(\w+|:)\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}\s*;\s*\1/;
 const FETCHERS = /^(?:curl|wget|fetch|aria2c|http|https|xh|lwp-download)$/;
 
 /** Applies every rule to the facts of one action. */

@@ -173,13 +173,18 @@ describe('PatternSecurityAnalyzer', () => {
   });
 
   describe('system-control', () => {
-    it.each(['shutdown -h now', 'reboot', 'systemctl poweroff', 'kill -9 -1', ':(){ :|:& };:'])(
-      'rates %s HIGH',
-      (command) => {
-        expect(rules(shell(command))).toContain('system-control');
-        expect(shell(command).risk).toBe('HIGH');
-      },
-    );
+    it.each([
+      'shutdown -h now',
+      'reboot',
+      'systemctl poweroff',
+      'kill -9 -1',
+      ':(){ :|:& };:',
+      'bomb(){ bomb|bomb& };bomb',
+      'echo start; f() { f | f & }; f',
+    ])('rates %s HIGH', (command) => {
+      expect(rules(shell(command))).toContain('system-control');
+      expect(shell(command).risk).toBe('HIGH');
+    });
 
     it('does not read `kill -1 <pid>` (SIGHUP to one process) as killing everything', () => {
       expect(shell('kill -1 1234').risk).toBe('LOW');
@@ -319,12 +324,22 @@ describe('PatternSecurityAnalyzer', () => {
     expect(shell(long)).toEqual({ risk: 'HIGH', findings: [] });
   });
 
-  it('stays fast on hostile input (no catastrophic backtracking)', () => {
-    const hostile = `curl ${'a'.repeat(20_000)} ${'|'.repeat(5_000)} ${'$('.repeat(2_000)}`;
-    const started = performance.now();
-    shell(hostile);
-    python(`${'exec('.repeat(5_000)}${'urllib'.repeat(1_000)}`);
-    expect(performance.now() - started).toBeLessThan(2_000);
+  it('takes time linear in hostile input (no catastrophic backtracking)', () => {
+    // Eight times the input (still under MAX_ANALYZED_CHARS, so analysed) in at most 32 times
+    // the time, best of five each, measured in the same test: linear work gives about 8×,
+    // quadratic 64× (the fork-bomb pattern's old backtracking gave 72×), whatever the machine.
+    const analyze = (scale: number): number => {
+      const started = performance.now();
+      shell(
+        `curl ${'a'.repeat(5_000 * scale)} ${'|'.repeat(1_250 * scale)} ${'$('.repeat(500 * scale)}`,
+      );
+      python(`${'exec('.repeat(1_250 * scale)}${'urllib'.repeat(250 * scale)}`);
+      shell(`${'f'.repeat(4_000 * scale)}() { : ; }`);
+      return performance.now() - started;
+    };
+    const best = (scale: number) => Math.min(...[0, 1, 2, 3, 4].map(() => analyze(scale)));
+    best(1); // warm-up
+    expect(best(8) / best(1)).toBeLessThan(32);
   });
 
   it('has the wire form of its kind', () => {

@@ -1,4 +1,3 @@
-import { WorkspaceError } from '@agent-workspace/core';
 import { timeoutSignal } from '@agent-workspace/core/internal';
 import type { ContainerSandbox } from '@agent-workspace/docker/engine';
 import type { StartRuntimeRequestWire } from '@agent-workspace/protocol';
@@ -11,6 +10,7 @@ import type {
 } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
 import { awaitWarmSandbox } from './await-warm-sandbox.js';
+import { claimWarmSandbox } from './claim-warm-sandbox.js';
 import {
   createImagePool,
   type ImagePool,
@@ -18,12 +18,10 @@ import {
   noteRefillFailure,
   type WarmPoolImageStats,
 } from './image-pool.js';
-import { recordActivity } from './probe-agent-server.js';
 import { ENGINE_CALL_TIMEOUT_MS } from './runtime-api-context.js';
-import { deriveClaimedKey, deriveSandboxKey } from './session-key.js';
+import { deriveSandboxKey } from './session-key.js';
 import type { WarmPoolEntry } from './warm-pool-options.js';
 import { warmPoolServes } from './warm-pool-serves.js';
-import { initWarmSandbox } from './warm-sandbox-init.js';
 import { warmSandboxSpec } from './warm-sandbox-spec.js';
 
 /** Seconds between two looks at the engine's warm sandboxes (gone ones replaced, strays removed). */
@@ -107,7 +105,20 @@ export class WarmPool implements AsyncDisposable {
     const runtimeId = pool.ready.shift();
     if (runtimeId === undefined) return undefined;
     this.#claiming.add(runtimeId);
-    const claimed = this.#claimOne(pool, runtimeId, sessionId, cold, signal).finally(() => {
+    const { backend, sessionKeySecret, probeTimeoutMs, log } = this.#options;
+    const claimed = claimWarmSandbox({
+      sandboxes: this.#sandboxes,
+      backend,
+      pool,
+      runtimeId,
+      sessionId,
+      sessionKeySecret,
+      probeTimeoutMs,
+      log,
+      remove: (id, removeSignal) => this.#remove(id, removeSignal),
+      cold,
+      signal,
+    }).finally(() => {
       this.#claiming.delete(runtimeId);
       this.#claims.delete(claimed);
     });
@@ -152,57 +163,6 @@ export class WarmPool implements AsyncDisposable {
   /** {@link close}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
-  }
-
-  async #claimOne(
-    pool: ImagePool,
-    runtimeId: string,
-    sessionId: string,
-    cold: () => Promise<BackendSession>,
-    signal: AbortSignal,
-  ): Promise<BackendSession> {
-    const { log } = this.#options;
-    let session: BackendSession;
-    try {
-      session = await this.#sandboxes.claimWarm(runtimeId, sessionId, { signal });
-    } catch (error) {
-      if (WorkspaceError.isInstance(error, 'ALREADY_EXISTS')) {
-        pool.ready.unshift(runtimeId);
-        throw error;
-      }
-      log.warn({ runtimeId, err: error }, 'could not claim a warm sandbox; starting cold');
-      await this.#remove(runtimeId, signal);
-      return cold();
-    }
-    pool.claimedTotal += 1;
-    const { sessionKeySecret, probeTimeoutMs } = this.#options;
-    const nonce = session.labels[RUNTIME_LABELS.keyNonce] ?? '';
-    const initKey = deriveSandboxKey(sessionKeySecret, runtimeId, nonce);
-    const key = deriveClaimedKey(sessionKeySecret, sessionId, runtimeId, nonce);
-    const url = session.engineState === 'running' ? session.url : undefined;
-    const probe = { timeoutMs: probeTimeoutMs, signal };
-    const failure =
-      url === undefined
-        ? 'it is not running'
-        : await initWarmSandbox(url, initKey, key, probe).then(
-            () => undefined,
-            (error: Error) => `init failed: ${error.message}`,
-          );
-    // A refused init is fine when the same init won a race (a restarted server finishing this
-    // claim, see `initClaimedSession`): the sandbox then takes the session's key.
-    const answered = url !== undefined && (await recordActivity(url, key, probe));
-    if (url === undefined || (failure !== undefined && !answered)) {
-      // Bound to this session already: a dead sandbox or one refusing init goes; the start is cold.
-      log.warn(
-        { sessionId, runtimeId, reason: failure },
-        'a claimed warm sandbox is unusable; starting cold',
-      );
-      await this.#options.backend.stop(runtimeId, { signal });
-      return cold();
-    }
-    if (answered) return { ...session, answered: true };
-    log.warn({ sessionId, runtimeId }, 'could not reset the idle time of a claimed sandbox');
-    return session;
   }
 
   /** Starts sandboxes until each pool not backing off holds its count (ready or starting). */

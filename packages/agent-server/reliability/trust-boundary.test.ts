@@ -5,7 +5,8 @@
  * file routes. Each answer is searched for what must stay out of reach: a file outside the
  * working directory, the server's keys (session keys, a model key in its environment), its
  * state and runtime directories, `/proc/<server pid>/environ`, and a loopback service that is
- * not on the allow-list. Then: no conversation command outlives a `kill -9` of the server.
+ * not on the allow-list. Then: no conversation command, kernel or process a cell started outlives
+ * a `kill -9` of the server.
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -366,8 +367,8 @@ describe.skipIf(skipReason !== undefined)('one trust boundary for every agent pa
   });
 });
 
-describe('conversation commands and a killed server', () => {
-  const figures = new Figures('trust boundary: conversation command after kill -9');
+describe('what an agent started, and a killed server', () => {
+  const figures = new Figures('trust boundary: agent processes after kill -9');
 
   it('leaves no conversation command running once the next server starts', async () => {
     const scratch = await createScratch('conversation-kill');
@@ -428,6 +429,60 @@ describe('conversation commands and a killed server', () => {
       await scratch.remove();
     }
   }, 120_000);
+
+  it('leaves no kernel, nor a process a cell started, running once the next server starts', async () => {
+    const scratch = await createScratch('kernel-kill');
+    const pidFile = path.join(scratch.workingDir, 'kernel.pids');
+    try {
+      const first = await ServerProcess.start({
+        workingDir: scratch.workingDir,
+        runtimeDir: scratch.runtimeDir,
+        flags: ['--plugin', 'python'],
+      });
+      for (let round = 0; round < 240; round++) {
+        const info = await call(`${first.url}/server_info`, { headers: AUTH });
+        const plugins = (info.json as { plugins: { state: string }[] }).plugins;
+        if (plugins.every((plugin) => plugin.state === 'ready')) break;
+        await sleep(500);
+      }
+      const code = [
+        'import os, subprocess',
+        "sleeper = subprocess.Popen(['sleep', '1000'])",
+        `open(${JSON.stringify(pidFile)}, 'w').write(f'{os.getpid()} {sleeper.pid}')`,
+      ].join('\n');
+      const answer = await call(`${first.url}/execute_action`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ action: { action: 'run_ipython', args: { code } } }),
+        timeoutMs: 60_000,
+      });
+      expect(answer.status, answer.text).toBe(200);
+      figures.tried++;
+      const [kernel, sleeper] = (await readFile(pidFile, 'utf8')).trim().split(' ').map(Number);
+      expect(isAlive(kernel as number) && isAlive(sleeper as number)).toBe(true);
+      first.kill('SIGKILL');
+      await first.exited;
+      // The kernel may notice it is orphaned and exit; what its cell started lives on until
+      // the next start sweeps it (found by the instance variable in its environment).
+      expect(isAlive(sleeper as number)).toBe(true);
+      const second = await ServerProcess.start({
+        workingDir: scratch.workingDir,
+        runtimeDir: scratch.runtimeDir,
+      });
+      try {
+        const running = () => [kernel, sleeper].filter((pid) => isAlive(pid as number));
+        for (let round = 0; round < 100 && running().length > 0; round++) await sleep(100);
+        if (running().length > 0) figures.escapes++;
+        else figures.rejected++;
+        expect(running()).toEqual([]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      figures.save();
+      await scratch.remove();
+    }
+  }, 180_000);
 });
 
 /** True while `pid` runs (a zombie counts as gone). */

@@ -1,10 +1,15 @@
 // Trust boundary: exempt from the server's workspace, by design. Why: the workspace runs a
 // command to its end and returns its output, while a kernel is a long-lived process in its own
 // process group that the plugin host talks to over sockets for many cells; no workspace operation
-// can hold one. What it still gets is the same boundary, from the same pieces the workspace uses:
-// core's `spawnChild` inside the host's command sandbox (confinement, egress policy, through
-// `sandbox.wrap`), and the host's environment: scrubbed of the server's keys and carrying the
-// sweep marker, so a crashed server's kernel is found and ended like its commands.
+// can hold one. It still gets every part of the boundary, from the same pieces the workspace uses:
+// - confinement, sandbox and egress policy: core's `spawnChild` inside the host's command sandbox
+//   (`sandbox.wrap`), whose proxy variables the host's environment carries;
+// - key scrubbing: that environment is core's `childEnvironment`, without the server's keys;
+// - journal: it also carries the server instance's variable, so the next server's start-up sweep
+//   ends a killed server's kernel and whatever its cells started, like its commands
+//   (agent-server's reliability suite `trust-boundary` kills a server under a kernel to check);
+//   its connection file and sockets live in the host's state directory: the instance's private
+//   directory, which the sweep removes, unless the server was given a `--state-dir` to keep.
 import type { CommandSandbox, ProcessLaunch } from '@agent-workspace/core';
 import { type SpawnedChild, spawnChild } from '@agent-workspace/core/internal';
 

@@ -1,7 +1,9 @@
 // Trust boundary: exempt from the server's workspace, because a kernel is a long-lived process
-// no workspace operation can hold (see kernel-process.ts). It starts only through
-// `KernelProcess.spawn`: core's `spawnChild` in the plugin host's command sandbox (confinement,
-// egress policy), with the environment scrubbed of the server's keys and marked for the sweep.
+// no workspace operation can hold (see kernel-process.ts for each part of the boundary it keeps).
+// It starts only through `KernelProcess.spawn`: core's `spawnChild` in the plugin host's command
+// sandbox (confinement, egress policy), with the host's environment (scrubbed of the server's
+// keys, carrying the instance variable the start-up sweep looks for) and its files in the host's
+// state directory.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { suiteSkipReason } from '@agent-workspace/core/testing';
 
 /** The parent pid of every process, from `/proc/<pid>/stat`. */
 function parents(): Map<number, number> {
@@ -59,9 +60,19 @@ export function sandboxSkipReason(suite: string): string | undefined {
     reason = `bwrap is not installed (${(probe.error as NodeJS.ErrnoException).code})`;
   else if (probe.status !== 0)
     reason = `bwrap cannot create namespaces here (exit ${probe.status})`;
-  if (reason === undefined) return undefined;
-  if (process.env.CI === 'true') throw new Error(`${suite}: ${reason}; CI must run it`);
-  const bar = '!'.repeat(78);
-  console.warn(`\n${bar}\n!! SKIPPING ${suite}: ${reason}\n${bar}\n`);
-  return reason;
+  return suiteSkipReason(suite, reason);
+}
+
+/**
+ * Why a server's python plugin cannot start a kernel here (`/usr/bin/python3` lacks ipykernel),
+ * printed loudly; undefined when it can. Throws under `CI=true`.
+ */
+export function kernelSkipReason(suite: string): string | undefined {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import ipykernel'], { stdio: 'ignore' });
+  return suiteSkipReason(
+    suite,
+    probe.status === 0
+      ? undefined
+      : '/usr/bin/python3 cannot import ipykernel (apt-get install -y python3-ipykernel)',
+  );
 }

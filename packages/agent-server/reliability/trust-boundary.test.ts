@@ -368,8 +368,9 @@ describe('what an agent started, and a killed server', () => {
   it('leaves no conversation command running once the next server starts', async () => {
     const scratch = await createScratch('conversation-kill');
     const pidFile = path.join(scratch.workingDir, 'sleeper.pid');
+    let first: ServerProcess | undefined;
     try {
-      const first = await ServerProcess.start({
+      first = await ServerProcess.start({
         workingDir: scratch.workingDir,
         runtimeDir: scratch.runtimeDir,
       });
@@ -406,6 +407,7 @@ describe('what an agent started, and a killed server', () => {
       // Killed without closing, its command lives on until the next start sweeps it.
       expect(await runningAfterNextStart(first, scratch, [sleeper], [sleeper])).toEqual([]);
     } finally {
+      first?.kill('SIGKILL');
       figures.save();
       await scratch.remove();
     }
@@ -416,8 +418,9 @@ describe('what an agent started, and a killed server', () => {
     async () => {
       const scratch = await createScratch('kernel-kill');
       const pidFile = path.join(scratch.workingDir, 'kernel.pids');
+      let first: ServerProcess | undefined;
       try {
-        const first = await ServerProcess.start({
+        first = await ServerProcess.start({
           workingDir: scratch.workingDir,
           runtimeDir: scratch.runtimeDir,
           flags: ['--plugin', 'python'],
@@ -443,6 +446,7 @@ describe('what an agent started, and a killed server', () => {
         const [, sleeper] = pids as [number, number];
         expect(await runningAfterNextStart(first, scratch, pids, [sleeper])).toEqual([]);
       } finally {
+        first?.kill('SIGKILL');
         figures.save();
         await scratch.remove();
       }

@@ -12,6 +12,8 @@ export interface ConsumerProjectOptions {
   spec: string | readonly string[];
   /** What a TypeScript user adds beside it; none by default. */
   devDependencies?: readonly string[];
+  /** Where the project's folder is made; the system temp folder by default. */
+  parentDir?: string;
 }
 
 /** A fresh npm project outside the repository that installed one of our packages. */
@@ -26,15 +28,15 @@ export interface ConsumerProject {
 }
 
 /**
- * Creates a project in the system temp folder whose `.npmrc` points only our scope at the local
+ * Creates a project in `parentDir` whose `.npmrc` points only our scope at the local
  * registry, then `npm install`s the package alone, as a user would (and notes what that
  * installed), then the dev dependencies.
  */
 export async function createConsumerProject(
   options: ConsumerProjectOptions,
 ): Promise<ConsumerProject> {
-  const { registry, spec, devDependencies = [] } = options;
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-workspace-consumer-'));
+  const { registry, spec, devDependencies = [], parentDir = tmpdir() } = options;
+  const dir = await mkdtemp(path.join(parentDir, 'agent-workspace-consumer-'));
   await writeFile(
     path.join(dir, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }),

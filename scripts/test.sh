@@ -11,7 +11,9 @@ quietly "lint" pnpm lint
 quietly "typecheck" pnpm typecheck
 rm -rf .test-results
 # turbo shows a task's log only when it fails; each suite writes its report to .test-results/.
-logs=(--output-logs=errors-only)
+# --only: the build above is done, so turbo does not restore it from its cache again (rewriting
+# every dist/ while the suites read them).
+logs=(--output-logs=errors-only --only)
 status=0
 echo "==> unit tests"
 pnpm --silent test:unit "${logs[@]}" || status=$?

@@ -1,6 +1,7 @@
 import { resolveAgentServerImage } from '@agent-workspace/docker';
 import Docker from 'dockerode';
 import type { TestProject } from 'vitest/node';
+import { leaseSwarm } from './swarm-lease.js';
 
 /** What the Runtime API suites get from {@link setup} through `inject('remoteApiTest')`. */
 export interface RemoteApiTestSetup {
@@ -20,14 +21,15 @@ declare module 'vitest' {
  * Vitest global setup: checks the Docker engine, resolves the agent-server image once for every
  * suite (`AGENT_WORKSPACE_DOCKER_IMAGE`, else built when its content-hash tag is missing), and
  * makes the engine a single-node swarm manager when it is in no swarm, leaving the swarm again
- * at teardown (an engine already in a swarm is left as found). Without a usable engine the
- * suites are skipped loudly; under `CI=true` the run fails instead.
+ * at teardown (an engine already in a swarm is left as found; suites running side by side share
+ * one swarm through {@link leaseSwarm}). Without a usable engine the suites are skipped loudly;
+ * under `CI=true` the run fails instead.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const docker = new Docker();
   let image = '';
   let skipReason: string | undefined;
-  let initialisedSwarm = false;
+  let releaseSwarm: (() => Promise<void>) | undefined;
   try {
     await docker.ping();
     image =
@@ -39,15 +41,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
             console.error(`[agent-server image] ${event.type}: ${event.message}`);
         },
       }));
-    const { Swarm } = await docker.info();
-    if (Swarm?.LocalNodeState === 'inactive') {
-      await docker.swarmInit({ ListenAddr: '127.0.0.1:2377', AdvertiseAddr: '127.0.0.1' });
-      initialisedSwarm = true;
-    } else if (Swarm?.LocalNodeState !== 'active') {
-      throw new Error(`the engine's swarm state is ${Swarm?.LocalNodeState}, not active`);
-    } else if (!Swarm.ControlAvailable) {
-      throw new Error('the engine is a swarm worker; the Swarm suites need a manager');
-    }
+    releaseSwarm = await leaseSwarm(docker);
   } catch (error) {
     skipReason = `no usable Docker engine, swarm or agent-server image (${(error as Error).message})`;
     if (process.env.CI === 'true') {
@@ -60,6 +54,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('remoteApiTest', { image, skipReason });
   return async () => {
-    if (initialisedSwarm) await docker.swarmLeave({ force: true });
+    await releaseSwarm?.();
   };
 }

@@ -4,19 +4,11 @@ import { chmod, mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkspaceError } from '@agent-workspace/core';
+import { isProcessAlive } from '@agent-workspace/core/internal';
 import { rejectionOf } from '@agent-workspace/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findMarkedProcesses } from './find-marked-processes.js';
 import { INSTANCE_VARIABLE, InstanceRegistry } from './instance-registry.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('InstanceRegistry', () => {
   let base: string;
@@ -86,7 +78,7 @@ describe('InstanceRegistry', () => {
         privateDirectories: 0,
       });
       await orphanExited;
-      expect(alive(orphan.pid as number)).toBe(false);
+      expect(isProcessAlive(orphan.pid as number)).toBe(false);
       expect(existsSync(leftover)).toBe(false);
       expect(existsSync(unrelated)).toBe(true);
       expect(readdirSync(runtimeDir).sort()).toEqual(
@@ -225,6 +217,6 @@ describe('InstanceRegistry', () => {
     );
     expect(await registry.close()).toBeGreaterThanOrEqual(1);
     await exited;
-    expect(alive(child.pid as number)).toBe(false);
+    expect(isProcessAlive(child.pid as number)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isProcessAlive } from '../internal/is-process-alive.js';
 
 /** Name prefix of a sandbox's scratch root, followed by its owner's pid and `-`. */
 export const SCRATCH_ROOT_PREFIX = 'agent-workspace-sandbox-';
@@ -19,21 +20,11 @@ export async function reapScratchRoots(base: string): Promise<void> {
   await Promise.all(
     names.map(async (name) => {
       const owner = new RegExp(`^${SCRATCH_ROOT_PREFIX}(\\d+)-`).exec(name)?.[1];
-      if (owner === undefined || isRunning(Number(owner))) return;
+      if (owner === undefined || isProcessAlive(Number(owner))) return;
       const dir = path.join(base, name);
       const stats = await lstat(dir).catch(() => undefined);
       if (!stats?.isDirectory() || stats.uid !== process.geteuid?.()) return;
       await rm(dir, { recursive: true, force: true }).catch(() => {});
     }),
   );
-}
-
-/** Whether a process `pid` exists (one of another user's counts). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

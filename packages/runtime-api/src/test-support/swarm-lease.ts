@@ -2,6 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isProcessAlive } from '@agent-workspace/core/internal';
 import type Docker from 'dockerode';
 
 /** Where the suites of this machine keep the lease: who holds it, and whether they made the swarm. */
@@ -65,20 +66,11 @@ async function readState(): Promise<LeaseState | undefined> {
     return undefined;
   }
   const state = JSON.parse(text) as LeaseState;
-  return { initialised: state.initialised, holders: state.holders.filter(isAlive) };
+  return { initialised: state.initialised, holders: state.holders.filter(isProcessAlive) };
 }
 
 function writeState(state: LeaseState): Promise<void> {
   return writeFile(LEASE_FILE, JSON.stringify(state));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Runs `body` holding the lock; a lock older than {@link LOCK_WAIT_MS} is taken as abandoned. */

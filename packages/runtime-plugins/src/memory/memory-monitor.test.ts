@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { isProcessAlive } from '@agent-workspace/core/internal';
 import { describe, expect, it } from 'vitest';
 import { MemoryMonitor } from './memory-monitor.js';
 
@@ -14,15 +15,6 @@ function spawnHog(mebibytes: number) {
     { detached: true, stdio: 'ignore' },
   );
   return child;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('MemoryMonitor', () => {
@@ -40,7 +32,7 @@ describe('MemoryMonitor', () => {
         trees: [{ label: 'hog', pid }],
       });
       expect(monitor.report().serverRssBytes).toBeGreaterThan(0);
-      expect(isAlive(pid)).toBe(true);
+      expect(isProcessAlive(pid)).toBe(true);
     } finally {
       process.kill(-(hog.pid ?? 0), 'SIGKILL');
     }

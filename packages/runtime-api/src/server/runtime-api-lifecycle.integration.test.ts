@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
 import { keyedStatus, pollUntil } from '../test-support/agent-server-probe.js';
@@ -23,6 +23,9 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
       images: [context.image],
       port: 0,
       logLevel: 'silent',
+      // Long enough for a live session's agent-server to answer on a loaded machine (CI runs ten
+      // suites at once): a probe that times out is a failure, and the session is not reaped.
+      readinessTimeoutMs: 5_000,
       ...options,
     });
     servers.push(server);
@@ -53,9 +56,7 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
 
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));
-  });
-
-  afterAll(async () => {
+    // A test that failed midway leaves sessions that a later test's reaping pass would count.
     await context.cleanup();
   });
 
@@ -195,8 +196,6 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
     const server = await serve({
       idleTimeoutSeconds: 1,
       idleCheckIntervalSeconds: 3600,
-      // Long enough for the live session to answer on a loaded machine.
-      readinessTimeoutMs: 2_000,
     });
     const frozen = await startReady(server, `frozen-${randomUUID()}`);
     const idle = await startReady(server, `idle-${randomUUID()}`);

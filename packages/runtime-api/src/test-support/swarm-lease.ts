@@ -21,8 +21,8 @@ interface LeaseState {
 
 /**
  * Makes the engine a single-node swarm manager for this process's suites when it is in no swarm,
- * shared with the other suites of this machine that run at the same time (the integration and
- * reliability suites, side by side in `npm test`): the first initialises the swarm, the last to
+ * shared with the other suites of this machine that run at the same time (`pnpm test:integration`
+ * and `pnpm test:reliability` started side by side): the first initialises the swarm, the last to
  * release leaves it again. An engine already in a swarm that no suite made is left as found.
  * Returns the release.
  */

@@ -138,9 +138,10 @@ describe('SandboxWorkspace lifecycle (agent-server process sandbox)', () => {
   });
 
   it('a sandbox that never answers /health gives PROVISIONING_ERROR with logs and is killed', async () => {
-    const workspace = makeWorkspace({ script: NEVER_HEALTHY, startupTimeoutMs: 1_500 });
+    // The deadline leaves a loaded machine time to start node and print, so the log is there.
+    const workspace = makeWorkspace({ script: NEVER_HEALTHY, startupTimeoutMs: 5_000 });
     const error = await expectRejection(workspace.start(), 'PROVISIONING_ERROR');
-    expect(error.message).toContain('was not ready within 1500 ms (startupTimeoutMs)');
+    expect(error.message).toContain('was not ready within 5000 ms (startupTimeoutMs)');
     expect(error.message).toContain('waiting for its agent-server to answer /health');
     expect(error.message).toContain('the sandbox is running');
     expect(error.message).toContain('still warming up the caches');

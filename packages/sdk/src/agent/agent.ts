@@ -20,7 +20,7 @@ import { FinishTool, isFinishTool } from '../tools/finish-tool.js';
 import type { Tool } from '../tools/tool.js';
 import { type ActionReviewer, reviewPlannedCalls } from './action-review.js';
 import { type AgentConfig, agentConfigSchema } from './agent-config.js';
-import { buildTranscript } from './build-transcript.js';
+import { TranscriptBuilder } from './build-transcript.js';
 import { DEFAULT_SYSTEM_PROMPT } from './default-system-prompt.js';
 import { executePlannedCalls } from './execute-planned-calls.js';
 import { agentError, planCall } from './plan-call.js';
@@ -118,6 +118,8 @@ export class Agent {
   readonly condenser: Condenser | undefined;
   readonly #tools: readonly (Tool | string)[];
   readonly #customSystemPrompt: boolean;
+  /** One transcript per history this agent steps on, read incrementally from step to step. */
+  readonly #transcripts = new WeakMap<readonly ConversationEventWire[], TranscriptBuilder>();
 
   constructor({ llm, tools = [], systemPrompt, maxIterations, condenser }: AgentOptions) {
     if (
@@ -254,7 +256,7 @@ export class Agent {
     }
     const started = performance.now();
     const completion = await this.llm.complete({
-      messages: buildTranscript({
+      messages: this.#transcriptOf(context.events).build({
         systemPrompt: withSecretNames(this.systemPrompt, context.secrets?.names ?? []),
         events: context.events,
       }),
@@ -296,6 +298,15 @@ export class Agent {
     const result = await executePlannedCalls(context, planned);
     if (signal?.aborted) throw abortedError(signal);
     return result;
+  }
+
+  #transcriptOf(events: readonly ConversationEventWire[]): TranscriptBuilder {
+    let transcript = this.#transcripts.get(events);
+    if (transcript === undefined) {
+      transcript = new TranscriptBuilder();
+      this.#transcripts.set(events, transcript);
+    }
+    return transcript;
   }
 }
 

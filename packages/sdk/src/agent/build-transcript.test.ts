@@ -128,6 +128,7 @@ const rejected = (callId: string): ConversationEventWire => ({
   tool_name: 'shell',
   tool_call_id: callId,
   rejection_reason: 'no',
+  rejection_source: 'user',
 });
 const stateUpdate = (): ConversationEventWire => ({
   kind: 'ConversationStateUpdateEvent',

@@ -52,6 +52,11 @@ export class TranscriptBuilder {
     if (!this.#continues(events)) this.#restart(events);
     for (; this.#read < events.length; this.#read++) {
       const event = events[this.#read] as ConversationEventWire;
+      if (event.kind === 'Condensation') {
+        // It changes what is shown before it: the whole view is read anew.
+        this.#restart(events);
+        break;
+      }
       if (isViewEvent(event)) this.#add(event);
     }
     this.#last = events[this.#read - 1];
@@ -63,14 +68,10 @@ export class TranscriptBuilder {
     return messages;
   }
 
-  /** True when `events` is the history read so far with events added, and no condensation. */
+  /** True when `events` is the history read so far, perhaps with events added at its end. */
   #continues(events: readonly ConversationEventWire[]): boolean {
     if (events !== this.#events || events.length < this.#read) return false;
-    if (this.#read > 0 && events[this.#read - 1] !== this.#last) return false;
-    for (let at = this.#read; at < events.length; at++) {
-      if (events[at]?.kind === 'Condensation') return false;
-    }
-    return true;
+    return this.#read === 0 || events[this.#read - 1] === this.#last;
   }
 
   /** Reads `events` from the start through their condensed view. */

@@ -15,6 +15,7 @@ import { benchDocker } from './docker-bench.js';
 import { benchDockerExec } from './docker-exec-bench.js';
 import { benchDockerSnapshot } from './docker-snapshot-bench.js';
 import { benchEgress } from './egress-bench.js';
+import { benchGitChanges } from './git-changes-bench.js';
 import { benchGitWorkspaces } from './git-workspaces-bench.js';
 import { benchHardening } from './hardening-bench.js';
 import { benchImportCost } from './import-cost-bench.js';
@@ -40,6 +41,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   runtime: benchRuntimeApi,
   'runtime-pool': benchRuntimeApiPool,
   git: benchGitWorkspaces,
+  'git-changes': benchGitChanges,
   plugins: benchRuntimePlugins,
   hardening: benchHardening,
   egress: benchEgress,

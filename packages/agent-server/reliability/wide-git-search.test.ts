@@ -19,7 +19,7 @@ import {
 } from './support/server-process.js';
 
 /** `--git-search-timeout-seconds` of the server that searches a hanging repository. */
-const SEARCH_SECONDS = 1;
+const SEARCH_SECONDS = 3;
 
 /**
  * Upper bound for "answered at all": well above the search bounds (5 s by default), well below
@@ -136,20 +136,23 @@ describe('wide nested-repository searches of GET /api/git/changes', () => {
     });
   });
 
-  it('stops a hanging nested scan at --git-search-timeout-seconds and ends its git', async () => {
+  it('stops hanging nested scans at --git-search-timeout-seconds and ends their git', async () => {
     const hanging = path.join(scratch.workingDir, 'hanging');
-    repository(path.join(hanging, 'a'));
-    repository(path.join(hanging, 'b'));
-    // git blocks opening an index that is a FIFO nobody writes (for its 30 s bound).
-    execFileSync('mkfifo', [path.join(hanging, 'b/.git/index')]);
-    repository(path.join(hanging, 'c'));
+    // git blocks opening an index that is a FIFO nobody writes (for its 30 s bound). `c` is
+    // scanned beside `b`; the next three hang in every lane, so `g` is never reached.
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) {
+      repository(path.join(hanging, name));
+      if (['b', 'd', 'e', 'f'].includes(name)) {
+        execFileSync('mkfifo', [path.join(hanging, name, '.git/index')]);
+      }
+    }
     const bounded = await startServer('bounded', [
       '--git-search-timeout-seconds',
       String(SEARCH_SECONDS),
     ]);
     try {
       expect(await changes(hanging, bounded)).toEqual({
-        paths: ['a/file.txt'],
+        paths: ['a/file.txt', 'c/file.txt'],
         truncation: 'time',
       });
       const gitLeft = () => descendantsOf(bounded.pid).some((pid) => commandName(pid) === 'git');

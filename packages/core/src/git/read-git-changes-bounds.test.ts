@@ -99,16 +99,23 @@ describe('readGitChanges: the bounded search for nested repositories', () => {
     });
   });
 
-  it('stops a nested scan that outlasts timeoutMs, keeps what it had, and says so', async () => {
+  it('stops nested scans that outlast timeoutMs, keeps what the others found, and says so', async () => {
     const root = await temp.make();
-    const before = await repositoryWithChange(root, 'a');
-    await repositoryWithChange(root, 'b-hangs');
-    // git blocks opening an index that is a FIFO nobody writes: the scan of `b-hangs` would
-    // take git's own 30 s bound without the search's deadline.
-    execFileSync('mkfifo', [path.join(root, 'b-hangs/.git/index')]);
-    await repositoryWithChange(root, 'c');
-    expect(await readBounded({ path: root, searchLimits: { timeoutMs: 2_000 } })).toEqual({
-      paths: [before],
+    // git blocks opening an index that is a FIFO nobody writes: the scan of such a repository
+    // would take git's own 30 s bound without the search's deadline.
+    const hanging = async (name: string) => {
+      await repositoryWithChange(root, name);
+      execFileSync('mkfifo', [path.join(root, name, '.git/index')]);
+    };
+    const first = await repositoryWithChange(root, 'a');
+    await hanging('b-hangs');
+    // Scanned beside the hanging one, so it is not held back by it.
+    const beside = await repositoryWithChange(root, 'c');
+    // These take every lane until the deadline: the repository after them is never scanned.
+    for (const name of ['d-hangs', 'e-hangs', 'f-hangs']) await hanging(name);
+    await repositoryWithChange(root, 'g-after');
+    expect(await readBounded({ path: root, searchLimits: { timeoutMs: 3_000 } })).toEqual({
+      paths: [first, beside],
       truncations: ['time'],
     });
   });

@@ -93,7 +93,8 @@ export async function readGitChanges(options: ReadGitChangesOptions): Promise<Gi
   if (!stats.isDirectory()) throw invalidArgument('path', `must be a directory: ${target}`);
 
   const unique = new Map<string, GitChange>();
-  const scan: Scan = { ref, git: { signal, sandbox, confineTo }, search };
+  const lanes = { free: EXTRA_NESTED_SCANS };
+  const scan: Scan = { ref, git: { signal, sandbox, confineTo }, search, lanes };
   for (const change of await collect(target, 0, scan)) {
     if (!unique.has(change.path)) unique.set(change.path, change);
   }
@@ -109,6 +110,8 @@ interface Scan {
   /** How git runs for the directory asked about; nested ones run under the search's signal. */
   git: Omit<GitPlace, 'cwd'>;
   search: RepositorySearch;
+  /** Lanes for nested scans beyond the first, shared by every level of the call. */
+  lanes: { free: number };
 }
 
 /**
@@ -187,8 +190,16 @@ async function repositoriesAbove(
 }
 
 /**
+ * Nested repositories scanned at the same time as the first, across one whole call: each scan
+ * is a few git calls in a row that mostly wait on git starting, so a few run side by side.
+ */
+const EXTRA_NESTED_SCANS = 3;
+
+/**
  * Changes of the repositories below `dir` (itself `depth` segments deep), prefixed with their
- * directory, as far as the search's bounds allow.
+ * directory, as far as the search's bounds allow. Repositories are taken in order; while lanes
+ * of the call's {@link EXTRA_NESTED_SCANS} are free, several are scanned at once. The first
+ * failure stops taking new ones and is thrown once those in flight have ended.
  */
 async function collectNested(
   dir: string,
@@ -196,26 +207,42 @@ async function collectNested(
   repositories: readonly string[],
   scan: Scan,
 ): Promise<GitChange[]> {
-  const { search } = scan;
-  const changes: GitChange[] = [];
-  for (const repository of repositories) {
-    const repositoryDepth = depth + repository.split('/').length;
-    if (!search.enterRepository(repositoryDepth)) {
-      if (search.ended) break;
-      continue;
+  const { search, lanes } = scan;
+  const parts: GitChange[][] = [];
+  let next = 0;
+  let stopped = false;
+  let failure: { error: unknown } | undefined;
+  const work = async (): Promise<void> => {
+    while (!stopped && next < repositories.length) {
+      const index = next++;
+      const repository = repositories[index] as string;
+      const repositoryDepth = depth + repository.split('/').length;
+      if (!search.enterRepository(repositoryDepth)) {
+        stopped ||= search.ended;
+        continue;
+      }
+      try {
+        const inner = await collect(path.join(dir, repository), repositoryDepth, scan);
+        parts[index] = inner.map((change) => ({
+          status: change.status,
+          path: `${repository}/${change.path}`,
+        }));
+      } catch (error) {
+        stopped = true;
+        if (!search.timedOut(error)) failure ??= { error };
+      }
     }
-    let inner: GitChange[];
-    try {
-      inner = await collect(path.join(dir, repository), repositoryDepth, scan);
-    } catch (error) {
-      if (search.timedOut(error)) break;
-      throw error;
-    }
-    for (const change of inner) {
-      changes.push({ status: change.status, path: `${repository}/${change.path}` });
-    }
-  }
-  return changes;
+  };
+  const extra = Math.max(0, Math.min(lanes.free, repositories.length - 1));
+  lanes.free -= extra;
+  const borrowed = Array.from({ length: extra }, () =>
+    work().finally(() => {
+      lanes.free += 1;
+    }),
+  );
+  await Promise.allSettled([work(), ...borrowed]);
+  if (failure !== undefined) throw failure.error;
+  return parts.flat();
 }
 
 /** True when POSIX `candidate` is `parent` or below it, comparing whole path segments. */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { GitChangesTruncation } from '@agent-workspace/protocol';
 import { abortedError } from '../errors/aborted-error.js';
 import { invalidArgument } from '../errors/invalid-argument.js';
@@ -25,7 +26,7 @@ export interface RepositorySearchLimits {
   maxDirectories: number;
   /**
    * Milliseconds from the call after which no directory is read and no nested repository is
-   * scanned any more; the nested scan in flight is stopped and left out. The git calls of the
+   * scanned any more; the nested scans in flight are stopped and left out. The git calls of the
    * directory asked about are not cut short (each has its own 30 s bound).
    */
   timeoutMs: number;
@@ -92,6 +93,8 @@ export class RepositorySearch {
     this.#caller = signal;
     this.#deadline = Date.now() + this.limits.timeoutMs;
     this.signal = timeoutSignal({ timeoutMs: this.limits.timeoutMs, signal });
+    // Every git call of the nested scans in flight listens to it, a dozen at once.
+    setMaxListeners(0, this.signal);
   }
 
   /** The bound that cut the search short, if any (one that ended it wins over `depth`). */

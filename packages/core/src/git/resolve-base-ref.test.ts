@@ -74,6 +74,24 @@ describe('resolveBaseRef: display policy', () => {
     expect(await resolveBaseRef({ cwd: repo })).toBe(forkPoint);
   });
 
+  it('passes over an origin/HEAD naming a missing branch, and peels a tag under origin', async () => {
+    const { clone, forkPoint } = await cloneWithOrigin();
+    await git(clone, 'symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/gone');
+    await git(clone, 'checkout', '--quiet', '-b', 'feature');
+    await put(clone, 'feature.txt', 'feature');
+    await commitAll(clone, 'feature');
+    expect(await resolveBaseRef({ cwd: clone })).toBe(forkPoint);
+
+    // origin/feature holding an annotated tag of a commit counts as that commit.
+    const pushed = await git(clone, 'rev-parse', 'HEAD');
+    await put(clone, 'feature.txt', 'more');
+    await commitAll(clone, 'more');
+    await git(clone, 'tag', '--annotate', '--message', 'tag', 'pushed', pushed);
+    const tag = await git(clone, 'rev-parse', 'refs/tags/pushed');
+    await git(clone, 'update-ref', 'refs/remotes/origin/feature', tag);
+    expect(await resolveBaseRef({ cwd: clone })).toBe(pushed);
+  });
+
   it('uses the merge base with local main when there is no remote', async () => {
     const repo = await initRepository(await temp.make());
     await put(repo, 'a.txt', 'a');

@@ -50,11 +50,15 @@ export function validateBaseOptions(ref: unknown, commit: unknown): void {
  *   2. `origin/<current branch>`, unless it equals HEAD while the tracked tree is clean (a fully
  *      pushed branch would otherwise show nothing);
  *   3. `merge-base(HEAD, origin/<default>)`, then `origin/<default>`. The default branch comes
- *      from the local `origin/HEAD` symref, else the first of `origin/main`, `origin/master`
- *      that exists (OpenHands asks the network with `git remote show origin`; we never do);
+ *      from the local `origin/HEAD` symref when the branch it names exists, else the first of
+ *      `origin/main`, `origin/master` that exists (OpenHands asks the network with
+ *      `git remote show origin`; we never do);
  *   4. without such an origin branch: `merge-base(HEAD, main|master)` when that local branch is
  *      not the current one and is an ancestor of HEAD;
  *   5. `HEAD` (a `git status`-style view).
+ *
+ *   The current branch and every ref these steps read come from one git call; a detached or
+ *   unborn HEAD, a merge base or a clean-tree check cost one more each.
  */
 export async function resolveBaseRef(options: ResolveBaseRefOptions): Promise<string> {
   const { cwd, ref, commit, signal, sandbox } = options;
@@ -73,25 +77,27 @@ export async function resolveBaseRef(options: ResolveBaseRefOptions): Promise<st
 }
 
 async function displayBase(git: GitPlace): Promise<string> {
-  const head = await revParse('HEAD', git);
+  const { refs, branch } = await readPolicyRefs(git);
+  // Detached or unborn: HEAD is no listed branch.
+  const head =
+    branch === undefined ? await revParse('HEAD', git) : refs.get(`refs/heads/${branch}`);
   if (head === undefined) return emptyTree(git);
-  const branch = await currentBranch(git);
 
   if (branch !== undefined) {
-    const upstream = await revParse(`refs/remotes/origin/${branch}`, git);
+    const upstream = refs.get(`${originPrefix}${branch}`);
     if (upstream !== undefined && (upstream !== head || (await hasTrackedChanges(git)))) {
       return upstream;
     }
   }
 
-  const defaultBranch = await originDefaultBranch(git);
+  const defaultBranch = originDefaultBranch(refs);
   if (defaultBranch !== undefined) {
-    const remoteRef = `refs/remotes/origin/${defaultBranch}`;
-    return (await mergeBase(head, remoteRef, git)) ?? (await revParse(remoteRef, git)) ?? head;
+    const remote = refs.get(`${originPrefix}${defaultBranch}`) as string;
+    return (await mergeBase(head, remote, git)) ?? remote;
   }
 
   for (const local of ['main', 'master']) {
-    const localSha = await revParse(`refs/heads/${local}`, git);
+    const localSha = refs.get(`refs/heads/${local}`);
     if (localSha === undefined) continue;
     if (local !== branch && (await mergeBase(head, localSha, git)) === localSha) {
       return localSha;
@@ -99,6 +105,53 @@ async function displayBase(git: GitPlace): Promise<string> {
     break;
   }
   return head;
+}
+
+const originPrefix = 'refs/remotes/origin/';
+const originHead = `${originPrefix}HEAD`;
+const policyRefsFormat = [
+  'HEAD',
+  'refname',
+  'objecttype',
+  'objectname',
+  '*objecttype',
+  '*objectname',
+  'symref',
+]
+  .map((field) => `%(${field})`)
+  .join('%00');
+
+/** What {@link readPolicyRefs} read. */
+interface PolicyRefs {
+  /**
+   * Local branches and every ref of `origin`, each mapped to the commit it names (tags peeled;
+   * refs naming anything else, and dangling symbolic refs, are left out); `origin/HEAD` maps
+   * to the full name of the ref it points at.
+   */
+  refs: Map<string, string>;
+  /** Short name of the checked-out branch when it has a commit; else HEAD is detached or unborn. */
+  branch: string | undefined;
+}
+
+/** The refs the display policy reads, from one `git for-each-ref`; nothing when git fails. */
+async function readPolicyRefs(git: GitPlace): Promise<PolicyRefs> {
+  const patterns = ['refs/heads/', originPrefix];
+  const result = await runGit(['for-each-ref', `--format=${policyRefsFormat}`, ...patterns], git);
+  const read: PolicyRefs = { refs: new Map(), branch: undefined };
+  if (result.exitCode !== 0) return read;
+  // Ref names hold no control characters, so newlines and NULs split the output safely.
+  for (const line of result.stdout.split('\n')) {
+    const [current, name, type, id, peeledType, peeledId, target] = line.split('\0');
+    if (!name) continue;
+    const commit = type === 'tag' && peeledType === 'commit' ? peeledId : type === 'commit' && id;
+    if (name === originHead) {
+      if (target) read.refs.set(name, target);
+    } else if (commit) {
+      read.refs.set(name, commit);
+      if (current === '*') read.branch = name.slice('refs/heads/'.length);
+    }
+  }
+  return read;
 }
 
 /** The id of the empty tree in this repository's object format (SHA-1 or SHA-256). */
@@ -118,26 +171,13 @@ async function hasCommit(name: string, git: GitPlace): Promise<boolean> {
   return (await revParse(name, git)) !== undefined;
 }
 
-/** Short name of the checked-out branch; `undefined` when HEAD is detached. */
-async function currentBranch(git: GitPlace): Promise<string | undefined> {
-  const result = await runGit(['symbolic-ref', '--quiet', 'HEAD'], git);
-  const name = stripFinalNewline(result.stdout);
-  const prefix = 'refs/heads/';
-  return result.exitCode === 0 && name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
-}
-
-/** Origin's default branch from local refs only (no network). */
-async function originDefaultBranch(git: GitPlace): Promise<string | undefined> {
-  const prefix = 'refs/remotes/origin/';
-  const result = await runGit(['symbolic-ref', '--quiet', `${prefix}HEAD`], git);
-  const target = stripFinalNewline(result.stdout);
-  if (result.exitCode === 0 && target.startsWith(prefix) && target.length > prefix.length) {
-    return target.slice(prefix.length);
+/** Origin's default branch among `refs` (see {@link readPolicyRefs}); no network. */
+function originDefaultBranch(refs: ReadonlyMap<string, string>): string | undefined {
+  const target = refs.get(originHead);
+  if (target?.startsWith(originPrefix) && refs.has(target)) {
+    return target.slice(originPrefix.length);
   }
-  for (const candidate of ['main', 'master']) {
-    if (await hasCommit(`${prefix}${candidate}`, git)) return candidate;
-  }
-  return undefined;
+  return ['main', 'master'].find((candidate) => refs.has(`${originPrefix}${candidate}`));
 }
 
 async function mergeBase(a: string, b: string, git: GitPlace): Promise<string | undefined> {

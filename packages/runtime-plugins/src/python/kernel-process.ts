@@ -1,17 +1,10 @@
-// Trust boundary: exempt from the server's workspace, by design. Why: the workspace runs a
-// command to its end and returns its output, while a kernel is a long-lived process in its own
-// process group that the plugin host talks to over sockets for many cells; no workspace operation
-// can hold one. It still gets every part of the boundary, from the same pieces the workspace uses:
-// - confinement, sandbox and egress policy: core's `spawnChild` inside the host's command sandbox
-//   (`sandbox.wrap`), whose proxy variables the host's environment carries;
-// - key scrubbing: that environment is core's `childEnvironment`, without the server's keys;
-// - journal: it also carries the server instance's variable, so the next server's start-up sweep
-//   ends a killed server's kernel and whatever its cells started, like its commands
-//   (agent-server's reliability suite `trust-boundary` kills a server under a kernel to check);
-//   its connection file and sockets live in the host's state directory: the instance's private
-//   directory, which the sweep removes, unless the server was given a `--state-dir` to keep.
-import type { CommandSandbox, ProcessLaunch } from '@agent-workspace/core';
-import { type SpawnedChild, spawnChild } from '@agent-workspace/core/internal';
+// Trust boundary: a kernel is exempt from the server's workspace (a long-lived process no
+// workspace operation can hold); it starts only through the plugin's `PluginProcesses`, the
+// host's sandbox and environment, where plugin-processes.ts says how each part of the boundary
+// is kept.
+import type { ProcessLaunch } from '@agent-workspace/core';
+import type { SpawnedChild } from '@agent-workspace/core/internal';
+import type { PluginProcesses } from '../plugin/plugin-processes.js';
 
 /** How a kernel process ended. */
 export interface KernelExit {
@@ -21,14 +14,14 @@ export interface KernelExit {
   error?: Error | undefined;
 }
 
-/** Options of {@link KernelProcess.spawn}. */
+/** Options of {@link KernelProcess.start}. */
 export interface KernelProcessOptions {
   /** The kernel's program, arguments and working directory. */
   launch: ProcessLaunch;
-  /** Its whole environment: the host's (scrubbed of the server's keys, marked for the sweep). */
+  /** The variables the kernel needs on top of the host's environment. */
   env: Readonly<Record<string, string>>;
-  /** The command sandbox it runs in, when the host has one. */
-  sandbox?: CommandSandbox | undefined;
+  /** Where it starts: the host's sandbox and environment. */
+  processes: PluginProcesses;
 }
 
 /** Bytes of stderr kept for error messages. */
@@ -70,20 +63,12 @@ export class KernelProcess {
   }
 
   /**
-   * Starts the kernel in a new process group, through core's `spawnChild` as every process the
-   * server starts: inside the host's command sandbox when it has one (its confinement and egress
-   * policy), with the environment the host gives. A failure to start (descriptors exhausted, a
-   * sandbox that is gone) shows in {@link exited}.
+   * Starts the kernel in a new process group, through `processes` (the host's sandbox, when it
+   * has one, and its environment). A failure to start (descriptors exhausted, a sandbox that is
+   * gone) shows in {@link exited}.
    */
-  static spawn(options: KernelProcessOptions): KernelProcess {
-    return new KernelProcess(
-      spawnChild({
-        ...options.launch,
-        env: options.env,
-        detached: true,
-        sandbox: options.sandbox,
-      }),
-    );
+  static start({ launch, env, processes }: KernelProcessOptions): KernelProcess {
+    return new KernelProcess(processes.start({ ...launch, env, detached: true }));
   }
 
   /** True until it has exited. */

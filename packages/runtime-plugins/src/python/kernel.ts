@@ -1,20 +1,13 @@
-// Trust boundary: exempt from the server's workspace, because a kernel is a long-lived process
-// no workspace operation can hold (see kernel-process.ts for each part of the boundary it keeps).
-// It starts only through `KernelProcess.spawn`: core's `spawnChild` in the plugin host's command
-// sandbox (confinement, egress policy), with the host's environment (scrubbed of the server's
-// keys, carrying the instance variable the start-up sweep looks for) and its files in the host's
-// state directory.
+// Trust boundary: a kernel is exempt from the server's workspace (a long-lived process no
+// workspace operation can hold); it starts only through `KernelProcess.start` with the
+// `PluginProcesses` of its options, the host's sandbox and environment (see plugin-processes.ts
+// for each part of the boundary it keeps), and its files in the host's state directory.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  abortedError,
-  type CommandSandbox,
-  type ProcessLaunch,
-  WorkspaceError,
-} from '@agent-workspace/core';
-import { childEnvironment } from '@agent-workspace/core/internal';
+import { abortedError, type ProcessLaunch, WorkspaceError } from '@agent-workspace/core';
 import { importOptionalLibrary } from '../plugin/optional-library.js';
+import { PluginProcesses } from '../plugin/plugin-processes.js';
 import type { PluginLogger } from '../plugin/runtime-plugin.js';
 import {
   type KernelConnection,
@@ -34,21 +27,17 @@ export interface KernelOptions {
   cwd: string;
   /**
    * A private directory; each kernel gets a directory in it for its connection file and its
-   * sockets (the `ipc` transport). With a `sandbox` it must be visible read-write inside at the
+   * sockets (the `ipc` transport). In a sandbox it must be visible read-write inside at the
    * same path.
    */
   stateDir: string;
   /**
-   * The kernel's whole environment (plus the few variables the kernel needs); default
-   * `childEnvironment()`: this process's without the server's keys.
+   * Where the kernel starts: in a command sandbox (its channels are Unix sockets in `stateDir`,
+   * which reach into a sandbox with its own network namespace, where a TCP port on its loopback
+   * would not) and with what environment. A plugin passes its host's; default a
+   * `PluginProcesses()` of this machine: no sandbox, `childEnvironment()`.
    */
-  env?: Readonly<Record<string, string>> | undefined;
-  /**
-   * Runs the kernel inside this command sandbox (through `wrap`). Its channels are Unix sockets
-   * in `stateDir`, which reach into a sandbox with its own network namespace, where a TCP port
-   * on its loopback would not.
-   */
-  sandbox?: CommandSandbox | undefined;
+  processes?: PluginProcesses | undefined;
   /** Longest wait for a kernel (also a restarted one) to answer, in milliseconds. */
   startTimeoutMs: number;
   logger?: PluginLogger | undefined;
@@ -123,7 +112,8 @@ export class Kernel {
     if (signal.aborted) throw abortedError(signal);
     // Imported here, not at the top: the package loads without the native addon.
     const zmq = await importOptionalLibrary('zeromq', () => import('zeromq'));
-    const dir = await makeKernelDir(options.stateDir, options.sandbox !== undefined);
+    const processes = options.processes ?? new PluginProcesses();
+    const dir = await makeKernelDir(options.stateDir, processes.sandbox !== undefined);
     let connection: KernelConnection;
     try {
       connection = await writeConnectionFile(dir);
@@ -137,18 +127,16 @@ export class Kernel {
       cwd: options.cwd,
     };
     const codec = new JupyterCodec(connection.key);
-    const env = options.env ?? childEnvironment();
     // In a sandbox the group's leader is the host-side launch (nsenter); the kernel stays in its
     // group, so SIGINT and SIGKILL to the group reach it as before.
-    const kernelProcess = KernelProcess.spawn({
+    const kernelProcess = KernelProcess.start({
       launch,
-      sandbox: options.sandbox,
+      processes,
       env: {
-        ...env,
         // The kernel exits by itself once orphaned (ipykernel needs this set, then polls for
         // being reparented to pid 1; the value is not read, so a host pid does in a sandbox).
         JPY_PARENT_PID: String(process.pid),
-        IPYTHONDIR: env.IPYTHONDIR ?? path.join(options.stateDir, 'ipython'),
+        IPYTHONDIR: processes.environment.IPYTHONDIR ?? path.join(options.stateDir, 'ipython'),
         // Silences debugpy's warning about frozen modules, which would bury real errors.
         PYDEVD_DISABLE_FILE_VALIDATION: '1',
       },

@@ -17,11 +17,7 @@ export {
   type PluginActionOptions,
   type PluginHostOptions,
 } from './plugin/plugin-host-options.js';
-export {
-  PluginProcesses,
-  type PluginProcessesOptions,
-  type PluginProcessStart,
-} from './plugin/plugin-processes.js';
+export type { PluginProcessesOptions } from './plugin/plugin-processes.js';
 export type { PluginRequirement } from './plugin/plugin-requirement.js';
 export type {
   PluginAction,

@@ -1,13 +1,13 @@
 // Trust boundary: a kernel is exempt from the server's workspace (a long-lived process no
-// workspace operation can hold); it starts only through `KernelProcess.start` with the
-// `PluginProcesses` of its options, the host's sandbox and environment (see plugin-processes.ts
+// workspace operation can hold); it starts only through `KernelProcess.start`, in a
+// `PluginProcesses` of the host's sandbox and environment (see plugin-processes.ts
 // for each part of the boundary it keeps), and its files in the host's state directory.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { abortedError, type ProcessLaunch, WorkspaceError } from '@agent-workspace/core';
 import { importOptionalLibrary } from '../plugin/optional-library.js';
-import { PluginProcesses } from '../plugin/plugin-processes.js';
+import { PluginProcesses, type PluginProcessesOptions } from '../plugin/plugin-processes.js';
 import type { PluginLogger } from '../plugin/runtime-plugin.js';
 import {
   type KernelConnection,
@@ -34,10 +34,10 @@ export interface KernelOptions {
   /**
    * Where the kernel starts: in a command sandbox (its channels are Unix sockets in `stateDir`,
    * which reach into a sandbox with its own network namespace, where a TCP port on its loopback
-   * would not) and with what environment. A plugin passes its host's; default a
-   * `PluginProcesses()` of this machine: no sandbox, `childEnvironment()`.
+   * would not) and with what environment. A plugin passes its host's; default this machine: no
+   * sandbox, `childEnvironment()`.
    */
-  processes?: PluginProcesses | undefined;
+  processes?: PluginProcessesOptions | undefined;
   /** Longest wait for a kernel (also a restarted one) to answer, in milliseconds. */
   startTimeoutMs: number;
   logger?: PluginLogger | undefined;
@@ -112,7 +112,7 @@ export class Kernel {
     if (signal.aborted) throw abortedError(signal);
     // Imported here, not at the top: the package loads without the native addon.
     const zmq = await importOptionalLibrary('zeromq', () => import('zeromq'));
-    const processes = options.processes ?? new PluginProcesses();
+    const processes = new PluginProcesses(options.processes);
     const dir = await makeKernelDir(options.stateDir, processes.sandbox !== undefined);
     let connection: KernelConnection;
     try {

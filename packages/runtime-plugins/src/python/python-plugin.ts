@@ -17,7 +17,6 @@ import { formatMebibytes } from '../memory/memory-monitor.js';
 import { processTree, readProcessTable, readResidentBytes } from '../memory/read-process-table.js';
 import { assertSandboxWritable } from '../plugin/assert-sandbox-writable.js';
 import { optionalLibraryRequirement } from '../plugin/optional-library.js';
-import { PluginProcesses } from '../plugin/plugin-processes.js';
 import type { PluginRequirement } from '../plugin/plugin-requirement.js';
 import type {
   PluginAction,
@@ -146,7 +145,7 @@ class PythonPlugin implements RuntimePlugin {
         pythonPath: python,
         cwd: context.workingDir,
         stateDir: context.stateDir,
-        processes: new PluginProcesses({ sandbox, environment: context.environment }),
+        processes: { sandbox, environment: context.environment },
         startTimeoutMs: this.#startTimeoutMs,
         signal,
         logger: context.logger,

@@ -51,3 +51,8 @@ export {
   dialAddress,
   resolveDocker,
 } from '../workspace/resolve-docker.js';
+export {
+  FREEZE_ATTEMPTS,
+  type RetryFreezeOptions,
+  retryFreeze,
+} from '../workspace/retry-freeze.js';

@@ -5,6 +5,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { dockerError } from './docker-error.js';
 import { DOCKER_LABELS, DOCKER_SNAPSHOT_LABELS } from './docker-labels.js';
 import { type DockerSnapshot, inspectedSnapshot, SNAPSHOT_REPOSITORY } from './docker-snapshot.js';
+import { retryFreeze } from './retry-freeze.js';
 import { snapshotCommitConfig } from './snapshot-commit-config.js';
 
 /** Longest snapshot name. */
@@ -43,7 +44,7 @@ export function checkSnapshotName(name: unknown): string {
 /**
  * Commits a container to a snapshot image `agent-workspace/snapshot:<random tag>` (`docker
  * commit --pause`: the container is frozen while its filesystem is read, then thawed; a paused
- * one stays paused). The image is labelled (see `DOCKER_SNAPSHOT_LABELS`) and carries no value
+ * one stays paused; a freeze the runtime gave up on is tried again, see `retryFreeze`). The image is labelled (see `DOCKER_SNAPSHOT_LABELS`) and carries no value
  * of the container's environment beyond its source image's own (see `snapshotCommitConfig`):
  * no session key, no `env` or `forwardEnv` value. Bind mounts and volumes are not part of it.
  */
@@ -89,18 +90,23 @@ export async function commitSnapshot({
   let id: string;
   try {
     // `_query` / `_body` split the options between the URL and the JSON body.
-    const result = (await container.commit({
-      _query: {
-        container: containerInfo.Id,
-        repo: SNAPSHOT_REPOSITORY,
-        tag,
-        pause: true,
-        comment: `agent-workspace snapshot ${JSON.stringify(name)} of workspace ${sourceWorkspaceId}`,
-      },
-      _body: body,
-    })) as { Id: string };
+    const result = (await retryFreeze(
+      () =>
+        container.commit({
+          _query: {
+            container: containerInfo.Id,
+            repo: SNAPSHOT_REPOSITORY,
+            tag,
+            pause: true,
+            comment: `agent-workspace snapshot ${JSON.stringify(name)} of workspace ${sourceWorkspaceId}`,
+          },
+          _body: body,
+        }),
+      { signal },
+    )) as { Id: string };
     id = result.Id;
   } catch (error) {
+    if (signal?.aborted) throw abortedError(signal);
     throw dockerError(error, { docker, action: `commit container ${containerId.slice(0, 12)}` });
   }
   const image = docker.getImage(id);

@@ -33,7 +33,7 @@ export function dockerStatus(error: unknown): number | undefined {
 }
 
 /** The engine's own message of a dockerode error, else the error's message. */
-function engineMessage(error: unknown): string {
+export function engineMessage(error: unknown): string {
   const json = (error as { json?: { message?: unknown } } | null)?.json;
   if (typeof json?.message === 'string') return json.message;
   return error instanceof Error ? error.message : String(error);

@@ -38,6 +38,7 @@ import { readContainerLogs } from './read-container-logs.js';
 import { removeContainer } from './remove-container.js';
 import { removeDockerSnapshot } from './remove-docker-snapshot.js';
 import { resolveDocker } from './resolve-docker.js';
+import { retryFreeze } from './retry-freeze.js';
 
 /** Seconds `close()` gives the agent-server to stop before it is killed. */
 const STOP_TIMEOUT_SECONDS = 2;
@@ -319,7 +320,8 @@ export class DockerWorkspace
 
   protected override async pauseSandbox({ signal }: SandboxHookOptions): Promise<void> {
     try {
-      await this.#box.container!.pause({ abortSignal: signal });
+      const container = this.#box.container!;
+      await retryFreeze(() => container.pause({ abortSignal: signal }), { signal });
       this.#frozen = true;
     } catch (error) {
       throw dockerError(error, { docker: this.#docker, action: `pause ${this.containerName}` });

@@ -1,10 +1,13 @@
 import { RemoteWorkspace } from '@agent-workspace/core';
+import { FREEZE_ATTEMPTS } from '@agent-workspace/docker/engine';
 import { expect, test } from 'vitest';
+import { EngineProxy } from '../server/test-support/engine-proxy.js';
 import { describeRuntimeBackendSuite } from '../test-support/describe-runtime-backend-suite.js';
 import { expectWorkspaceError } from '../test-support/expect-workspace-error.js';
 import { remoteApiTestContext } from '../test-support/remote-api-test-context.js';
 import { testSession } from '../test-support/test-session.js';
 import { DockerRuntimeBackend } from './docker-runtime-backend.js';
+import { pauseMarkerName } from './pause-markers.js';
 import { sessionContainerName } from './session-container-name.js';
 import { RUNTIME_LABELS } from './session-labels.js';
 
@@ -67,6 +70,45 @@ describeRuntimeBackendSuite({
         expect(read.stdout.trim()).toBe('kept');
       } finally {
         await workspace.close();
+      }
+    });
+
+    test('pause and snapshot try a freeze the runtime gave up on again; pause answers the last failure', async () => {
+      // The engine's failure to freeze is a kernel race no test can cause on demand: a proxy in
+      // front of the real engine answers it, and passes every other call on.
+      const proxy = await EngineProxy.start();
+      try {
+        const viaProxy = new DockerRuntimeBackend({
+          namespace,
+          dockerOptions: { host: '127.0.0.1', port: proxy.port },
+        });
+        proxy.failFreezes(FREEZE_ATTEMPTS - 1);
+        expect(await viaProxy.pause(spec.runtimeId)).toMatchObject({ status: 'paused' });
+        expect(proxy.failedFreezes).toBe(FREEZE_ATTEMPTS - 1);
+        expect((await docker.getContainer(objectName).inspect()).State.Paused).toBe(true);
+        expect(await viaProxy.resume(spec.runtimeId)).toMatchObject({ status: 'running' });
+
+        proxy.failFreezes(FREEZE_ATTEMPTS);
+        const error = await expectWorkspaceError(
+          viaProxy.pause(spec.runtimeId),
+          'PROVISIONING_ERROR',
+        );
+        expect(error.message).toContain('unable to freeze');
+        expect(proxy.failedFreezes).toBe(2 * FREEZE_ATTEMPTS - 1);
+        // Still running, and without the pause record the failed pause made first.
+        expect((await docker.getContainer(objectName).inspect()).State.Paused).toBe(false);
+        await expect(docker.getVolume(pauseMarkerName(spec.runtimeId)).inspect()).rejects.toThrow(
+          /no such volume/i,
+        );
+        expect(await backend.get(spec.sessionId)).toMatchObject({ status: 'running' });
+
+        // `docker commit --pause` freezes the container too.
+        proxy.failFreezes(1);
+        const snapshot = await viaProxy.snapshots.take(spec.runtimeId);
+        expect(proxy.failedFreezes).toBe(2 * FREEZE_ATTEMPTS);
+        expect(await viaProxy.snapshots.remove(snapshot.snapshotId)).toBe(true);
+      } finally {
+        await proxy.close();
       }
     });
 

@@ -1,5 +1,5 @@
 import { WorkspaceError } from '@agent-workspace/core';
-import { dockerStatus } from '@agent-workspace/docker/engine';
+import { dockerStatus, retryFreeze } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
 import type { FoundContainer } from './docker-runtime-backend.js';
 import { engineCall } from './engine-call.js';
@@ -90,7 +90,10 @@ export class DockerSessionPauses {
     return this.#host.session(info, (await this.paused(signal, runtimeId)).size > 0);
   }
 
-  /** Pauses (`frozen`) or unpauses the session's container unless it is so already. */
+  /**
+   * Pauses (`frozen`) or unpauses the session's container unless it is so already; a freeze the
+   * runtime gave up on is tried again (`retryFreeze`).
+   */
   async #freeze(
     found: FoundContainer,
     frozen: boolean,
@@ -103,7 +106,7 @@ export class DockerSessionPauses {
     try {
       await engineCall({ docker, action: `${verb} container ${found.id}`, signal }, () =>
         frozen
-          ? container.pause({ abortSignal: signal })
+          ? retryFreeze(() => container.pause({ abortSignal: signal }), { signal })
           : container.unpause({ abortSignal: signal }),
       );
     } catch (error) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
-import { expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { DockerRuntimeBackend } from '../backend/docker-runtime-backend.js';
 import { RUNTIME_LABELS } from '../backend/session-labels.js';
 import { keyedStatus, pollUntil } from '../test-support/agent-server-probe.js';
@@ -25,6 +25,14 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
   const { apiKey, api, ready } = runtimeApi;
   const start = (sessionId: string, extra: Record<string, unknown> = {}) =>
     api('/start', { body: { image: context.image, session_id: sessionId, ...extra } });
+
+  // A test that failed half-way must not leave sessions that count against the next one's limit.
+  afterEach(async () => {
+    const { json } = await api('/sessions');
+    for (const { runtime_id } of json.sessions as { runtime_id: string }[]) {
+      await api('/stop', { body: { runtime_id } });
+    }
+  });
 
   it('serves /health without a key and the OpenAPI document with one', async () => {
     const health = await call(runtimeApi.server.url, '/health');
@@ -198,17 +206,18 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
   it('pauses and resumes a session, which answers again on the same key', async () => {
     const sessionId = `pause-${randomUUID()}`;
     const started = await start(sessionId);
+    expect(started.status, started.text).toBe(201);
     await ready(sessionId);
     const body = { runtime_id: started.json.runtime_id };
     for (let round = 0; round < 2; round++) {
       const paused = await api('/pause', { body });
-      expect(paused.status).toBe(200);
+      expect(paused.status, paused.text).toBe(200);
       expect(paused.json).toMatchObject({ ...body, status: 'paused', pod_status: 'pending' });
       expect(paused.json.session_api_key).toBe(started.json.session_api_key);
     }
     expect((await api(`/sessions/${sessionId}`)).json.status).toBe('paused');
     const resumed = await api('/resume', { body });
-    expect(resumed.status).toBe(200);
+    expect(resumed.status, resumed.text).toBe(200);
     expect(resumed.json).toMatchObject({ ...body, status: 'running' });
     const again = await ready(sessionId);
     expect(await keyedStatus(again.json.url, started.json.session_api_key)).toBe(200);
@@ -324,6 +333,7 @@ context.describe('Runtime API routes (Docker backend, real agent-server image)',
   it('reports a sandbox that exited as failed with its last log lines, and replaces it on /start', async () => {
     const sessionId = `exits-${randomUUID()}`;
     const started = await start(sessionId);
+    expect(started.status, started.text).toBe(201);
     await ready(sessionId);
     const [container] = await context.docker.listContainers({
       filters: { label: [`${RUNTIME_LABELS.runtimeId}=${started.json.runtime_id}`] },

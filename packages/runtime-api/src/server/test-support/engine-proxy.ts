@@ -7,6 +7,14 @@ const CONTAINER_START = /^POST \/(?:v[\d.]+\/)?containers\/[^/\s]+\/start[?\s]/m
 /** The request line of a container rename (`POST /v1.47/containers/x/rename?name=y`). */
 const CONTAINER_RENAME = /^POST \/(?:v[\d.]+\/)?containers\/[^/\s]+\/rename[?\s]/m;
 
+/** The request line of a call that freezes a container: a pause, or a commit with `pause`. */
+const CONTAINER_FREEZE =
+  /^POST \/(?:v[\d.]+\/)?(?:containers\/[^/\s]+\/pause[?\s]|commit\?(?:[^\s]*&)?pause=(?:1|true)[&\s])/m;
+/** The engine's answer when runc gave up freezing a container (cgroup v1, under load). */
+const FREEZE_FAILURE = JSON.stringify({
+  message: 'Cannot pause container: OCI runtime pause failed: unable to freeze: unknown',
+});
+
 /** Options of {@link EngineProxy.start}. */
 export interface EngineProxyOptions {
   /** The engine's Unix socket. @default '/var/run/docker.sock' */
@@ -18,7 +26,9 @@ export interface EngineProxyOptions {
  * `DOCKER_HOST=tcp://...`) that can hold back the engine's answers to container starts (or
  * renames: a warm pool's claims): the call itself reaches the engine and runs, but the server
  * waits for its answer until {@link release} — long enough for a test to kill the sandbox, or
- * the server, mid-call.
+ * the server, mid-call. It can also answer calls that freeze a container with the failure the
+ * engine answers when the kernel could not freeze it in time ({@link failFreezes}): a race no test
+ * can cause on demand. Every other call reaches the real engine.
  */
 export class EngineProxy {
   readonly #server: Server;
@@ -29,6 +39,9 @@ export class EngineProxy {
   readonly #waiters = new Set<() => void>();
   /** The request line whose answers are held back, while holding. */
   #holding: RegExp | undefined;
+  /** How many more freezing calls to answer with the engine's freeze failure. */
+  #freezesToFail = 0;
+  #failedFreezes = 0;
 
   private constructor(socketPath: string) {
     this.#server = createServer((client) => {
@@ -44,8 +57,19 @@ export class EngineProxy {
         socket.on('error', () => {});
       }
       client.on('data', (chunk: Buffer) => {
+        if (client.writableEnded) return;
         // One request at a time per connection: the next answer is this start's.
         const line = chunk.toString('latin1');
+        if (this.#freezesToFail > 0 && CONTAINER_FREEZE.test(line)) {
+          this.#freezesToFail--;
+          this.#failedFreezes++;
+          // Closed after the answer: what is left of the request never reaches the engine.
+          client.end(
+            `HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(FREEZE_FAILURE)}\r\nConnection: close\r\n\r\n${FREEZE_FAILURE}`,
+          );
+          engine.end();
+          return;
+        }
         if (this.#holding && held === undefined && this.#holding.test(line)) {
           const buffered: Buffer[] = [];
           held = buffered;
@@ -92,6 +116,19 @@ export class EngineProxy {
   /** From now on, holds back the engine's answer to every container rename. */
   holdRenames(): void {
     this.#holding = CONTAINER_RENAME;
+  }
+
+  /**
+   * Answers the next `count` calls that freeze a container (`pause`, `commit` with `pause`) with
+   * the engine's failure to freeze, without passing them on.
+   */
+  failFreezes(count: number): void {
+    this.#freezesToFail = count;
+  }
+
+  /** How many calls {@link failFreezes} has answered with a failure so far. */
+  get failedFreezes(): number {
+    return this.#failedFreezes;
   }
 
   /** Resolves once `count` held calls have been sent on and their answers held back. */

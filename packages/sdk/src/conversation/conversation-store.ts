@@ -26,10 +26,6 @@ export const EVENTS_FILE = 'events.jsonl';
 /** Share of `maxDiskBytes` a compaction keeps: the newest events that fill it. */
 const COMPACTION_SHARE = 0.75;
 
-/** Lines {@link ConversationStore.inspect} looks at for the last event, and their bound. */
-const INSPECTED_LINES = 8;
-const INSPECTED_LINE_BYTES = 16 * 1024 ** 2;
-
 /** An event of a conversation's history and where its line is. */
 export interface StoredEvent {
   readonly event: ConversationEventWire;
@@ -48,13 +44,6 @@ export interface OpenedConversation {
   state: PersistedConversationState;
   /** The newest events whose lines fit in `maxMemoryBytes` (at least one), oldest first. */
   tail: StoredEvent[];
-}
-
-/** What {@link ConversationStore.inspect} reads of a conversation without opening it. */
-export interface PersistedConversationSummary {
-  state: PersistedConversationState;
-  /** Timestamp of the last event, if there is one. */
-  lastEventAt: string | undefined;
 }
 
 /** Which stored lines {@link ConversationStore.read} reads, by position. */
@@ -90,6 +79,8 @@ export class ConversationStore {
   /** Number of the last state queued; a queued state write whose number is older is skipped. */
   #stateVersion = 0;
   #stateWrites = 0;
+  /** Lines queued to be written together, until the queue reaches them. */
+  #batch: { lines: string[]; end: number } | undefined;
 
   private constructor(
     directory: string,
@@ -162,43 +153,32 @@ export class ConversationStore {
     }
   }
 
-  /** The state of the conversation in `directory` and the time of its last event. */
-  static async inspect(directory: string): Promise<PersistedConversationSummary> {
-    const state = await readPersistedState(directory);
-    const handle = await open(path.join(directory, EVENTS_FILE), 'r').catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (handle === undefined) return { state, lastEventAt: undefined };
-    try {
-      const { size } = await handle.stat();
-      let looked = 0;
-      for await (const line of linesBackward(handle, 0, size, INSPECTED_LINE_BYTES)) {
-        const timestamp = (parseJson(line.text) as { timestamp?: unknown } | undefined)?.timestamp;
-        if (typeof timestamp === 'string') return { state, lastEventAt: timestamp };
-        if (++looked === INSPECTED_LINES) break;
-      }
-      return { state, lastEventAt: undefined };
-    } finally {
-      await handle.close();
-    }
-  }
-
   /** Position the next appended line gets. */
   get end(): number {
     return this.#end;
   }
 
-  /** Queues a line (without its newline; `bytes` counts it) and returns its position. */
+  /**
+   * Queues a line (without its newline; `bytes` counts it) and returns its position. Lines
+   * appended before the queue reaches them are written together, in one write.
+   */
   append(line: string, bytes: number): number {
     const position = this.#end;
     this.#end += bytes;
-    const text = `${line}\n`;
+    const waiting = this.#batch;
+    if (waiting !== undefined && this.#failure === undefined) {
+      waiting.lines.push(line);
+      waiting.end = this.#end;
+      return position;
+    }
+    const batch = { lines: [line], end: this.#end };
+    this.#batch = batch;
     this.#enqueue(async () => {
-      await this.#appender.write(text);
-      // Judged once the line is written, in the queue's order: every line that takes the file
+      if (this.#batch === batch) this.#batch = undefined;
+      await this.#appender.write(`${batch.lines.join('\n')}\n`);
+      // Judged once the lines are written, in the queue's order: a write that takes the file
       // past the bound is followed by a compaction before anything else (a flush included).
-      if (position + bytes - this.#base > this.#limits.maxDiskBytes) await this.#compact();
+      if (batch.end - this.#base > this.#limits.maxDiskBytes) await this.#compact();
     });
     return position;
   }
@@ -207,15 +187,14 @@ export class ConversationStore {
    * Queues an atomic rewrite of the state file. A write still queued when a newer state is
    * queued is skipped (the newer one replaces the file anyway): a step's several state changes
    * cost one synced write when they come faster than the disk, and after {@link flush} the
-   * file holds the newest state, as before.
+   * file holds the newest state, as before. `state` is kept as it is until written: pass a
+   * fresh value the caller no longer changes (copying it here cost more than the write).
    */
   saveState(state: PersistedConversationState): void {
-    // As it is now, not as it will be when the write runs.
-    const snapshot = structuredClone(state);
     const version = ++this.#stateVersion;
     this.#enqueue(async () => {
       if (version !== this.#stateVersion) return;
-      await writePersistedState(this.#directory, snapshot);
+      await writePersistedState(this.#directory, state);
       this.#stateWrites += 1;
     });
   }

@@ -36,6 +36,28 @@ describe('ConversationStats', () => {
     // A copy: changing it changes nothing kept.
     entry.accumulated_token_usage!.prompt_tokens = -1;
     expect(stats.toJSON().usage_to_metrics.agent!.accumulated_token_usage!.prompt_tokens).toBe(200);
+    // The full form's records are copies too.
+    full.usage_to_metrics.agent!.accumulated_token_usage!.prompt_tokens = -1;
+    costs[0]!.cost = 99;
+    response_latencies.pop();
+    token_usages[1]!.response_id = 'changed';
+    expect(stats.toJSON()).toEqual({
+      usage_to_metrics: {
+        agent: {
+          ...fullTotals,
+          accumulated_token_usage: { ...fullTotals.accumulated_token_usage, prompt_tokens: 200 },
+          costs: [expect.objectContaining({ cost: 0.5 }), expect.objectContaining({ cost: 0.5 })],
+          response_latencies: [
+            expect.objectContaining({ response_id: 'resp-1' }),
+            expect.objectContaining({ response_id: 'resp-2' }),
+          ],
+          token_usages: [
+            expect.objectContaining({ response_id: 'resp-1' }),
+            expect.objectContaining({ response_id: 'resp-2' }),
+          ],
+        },
+      },
+    });
   });
 
   it('accumulates tokens, cost and per-call records per usage id, in OpenHands’ shape', () => {

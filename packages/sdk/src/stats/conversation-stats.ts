@@ -99,16 +99,22 @@ export class ConversationStats {
    * `records: false` the per-call record lists are empty (totals only, without copying them).
    */
   toJSON({ records = true }: { records?: boolean } = {}): ConversationStatsWire {
-    if (records) {
-      return { usage_to_metrics: Object.fromEntries(structuredClone([...this.#entries])) };
-    }
-    const entries = [...this.#entries].map(([key, entry]): [string, MetricsWire] => {
-      const { costs, response_latencies, token_usages, ...totals } = entry;
-      return [
-        key,
-        { ...structuredClone(totals), costs: [], response_latencies: [], token_usages: [] },
-      ];
-    });
+    // Spread copies (a record's own fields are primitives): `structuredClone` of a few hundred
+    // records cost milliseconds, and the state is saved several times per step.
+    const entries = [...this.#entries].map(([key, entry]): [string, MetricsWire] => [
+      key,
+      {
+        ...entry,
+        accumulated_token_usage: entry.accumulated_token_usage && {
+          ...entry.accumulated_token_usage,
+        },
+        costs: records ? entry.costs.map((cost) => ({ ...cost })) : [],
+        response_latencies: records
+          ? entry.response_latencies.map((latency) => ({ ...latency }))
+          : [],
+        token_usages: records ? entry.token_usages.map((usage) => ({ ...usage })) : [],
+      },
+    ]);
     return { usage_to_metrics: Object.fromEntries(entries) };
   }
 

@@ -26,13 +26,11 @@ describe('ConversationStore state writes', () => {
   afterEach(async () => {
     await rm(directory, { recursive: true, force: true });
   });
+  const newStore = () =>
+    ConversationStore.create(directory, state('created'), resolveHistoryLimits());
 
   it('writes only the newest of the states queued before a write could start', async () => {
-    const store = await ConversationStore.create(
-      directory,
-      state('created'),
-      resolveHistoryLimits(),
-    );
+    const store = await newStore();
     try {
       for (let index = 1; index <= 5; index++) {
         store.append(`{"n":${index}}`, 8);
@@ -52,11 +50,7 @@ describe('ConversationStore state writes', () => {
   });
 
   it('writes lines appended before the queue reaches them together, in order, at their positions', async () => {
-    const store = await ConversationStore.create(
-      directory,
-      state('created'),
-      resolveHistoryLimits(),
-    );
+    const store = await newStore();
     try {
       const lines = Array.from({ length: 6 }, (_, index) => `{"n":${index}}`);
       const positions: number[] = [];

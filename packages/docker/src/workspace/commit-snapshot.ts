@@ -44,9 +44,10 @@ export function checkSnapshotName(name: unknown): string {
 /**
  * Commits a container to a snapshot image `agent-workspace/snapshot:<random tag>` (`docker
  * commit --pause`: the container is frozen while its filesystem is read, then thawed; a paused
- * one stays paused; a freeze the runtime gave up on is tried again, see `retryFreeze`). The image is labelled (see `DOCKER_SNAPSHOT_LABELS`) and carries no value
- * of the container's environment beyond its source image's own (see `snapshotCommitConfig`):
- * no session key, no `env` or `forwardEnv` value. Bind mounts and volumes are not part of it.
+ * one stays paused; a freeze the runtime gave up on is tried again, see `retryFreeze`). The
+ * image is labelled (see `DOCKER_SNAPSHOT_LABELS`) and carries no value of the container's
+ * environment beyond its source image's own (see `snapshotCommitConfig`): no session key, no
+ * `env` or `forwardEnv` value. Bind mounts and volumes are not part of it.
  */
 export async function commitSnapshot({
   docker,

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHistoryLimits } from './conversation-history-limits.js';
-import { ConversationStore, EVENTS_FILE } from './conversation-store.js';
+import { ConversationStore } from './conversation-store.js';
 import {
   type PersistedConversationState,
   readPersistedState,
@@ -26,11 +26,13 @@ describe('ConversationStore state writes', () => {
   afterEach(async () => {
     await rm(directory, { recursive: true, force: true });
   });
-  const newStore = () =>
-    ConversationStore.create(directory, state('created'), resolveHistoryLimits());
 
   it('writes only the newest of the states queued before a write could start', async () => {
-    const store = await newStore();
+    const store = await ConversationStore.create(
+      directory,
+      state('created'),
+      resolveHistoryLimits(),
+    );
     try {
       for (let index = 1; index <= 5; index++) {
         store.append(`{"n":${index}}`, 8);
@@ -44,32 +46,6 @@ describe('ConversationStore state writes', () => {
       await store.flush();
       expect(store.stateWrites).toBe(2);
       expect((await readPersistedState(directory)).title).toBe('after');
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('writes lines appended before the queue reaches them together, in order, at their positions', async () => {
-    const store = await newStore();
-    try {
-      const lines = Array.from({ length: 6 }, (_, index) => `{"n":${index}}`);
-      const positions: number[] = [];
-      for (const [index, line] of lines.entries()) {
-        positions.push(store.append(line, line.length + 1));
-        // A state and a flush queued between lines: lines after them are written all the same.
-        if (index === 2) store.saveState(state('middle'));
-        if (index === 3) void store.flush();
-      }
-      await store.flush();
-      const text = await readFile(path.join(directory, EVENTS_FILE), 'utf8');
-      expect(text).toBe(`${lines.join('\n')}\n`);
-      expect(positions).toEqual(lines.map((_, index) => text.indexOf(lines[index]!)));
-      expect(store.end).toBe(text.length);
-      // A line appended once the batch was written starts a batch of its own.
-      const last = '{"n":6}';
-      expect(store.append(last, last.length + 1)).toBe(text.length);
-      await store.flush();
-      expect(await readFile(path.join(directory, EVENTS_FILE), 'utf8')).toBe(`${text}${last}\n`);
     } finally {
       await store.close();
     }

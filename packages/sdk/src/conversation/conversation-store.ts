@@ -26,6 +26,10 @@ export const EVENTS_FILE = 'events.jsonl';
 /** Share of `maxDiskBytes` a compaction keeps: the newest events that fill it. */
 const COMPACTION_SHARE = 0.75;
 
+/** Lines {@link ConversationStore.inspect} looks at for the last event, and their bound. */
+const INSPECTED_LINES = 8;
+const INSPECTED_LINE_BYTES = 16 * 1024 ** 2;
+
 /** An event of a conversation's history and where its line is. */
 export interface StoredEvent {
   readonly event: ConversationEventWire;
@@ -44,6 +48,13 @@ export interface OpenedConversation {
   state: PersistedConversationState;
   /** The newest events whose lines fit in `maxMemoryBytes` (at least one), oldest first. */
   tail: StoredEvent[];
+}
+
+/** What {@link ConversationStore.inspect} reads of a conversation without opening it. */
+export interface PersistedConversationSummary {
+  state: PersistedConversationState;
+  /** Timestamp of the last event, if there is one. */
+  lastEventAt: string | undefined;
 }
 
 /** Which stored lines {@link ConversationStore.read} reads, by position. */
@@ -79,8 +90,6 @@ export class ConversationStore {
   /** Number of the last state queued; a queued state write whose number is older is skipped. */
   #stateVersion = 0;
   #stateWrites = 0;
-  /** Lines queued to be written together, until the queue reaches them. */
-  #batch: { lines: string[]; end: number } | undefined;
 
   private constructor(
     directory: string,
@@ -153,32 +162,43 @@ export class ConversationStore {
     }
   }
 
+  /** The state of the conversation in `directory` and the time of its last event. */
+  static async inspect(directory: string): Promise<PersistedConversationSummary> {
+    const state = await readPersistedState(directory);
+    const handle = await open(path.join(directory, EVENTS_FILE), 'r').catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (handle === undefined) return { state, lastEventAt: undefined };
+    try {
+      const { size } = await handle.stat();
+      let looked = 0;
+      for await (const line of linesBackward(handle, 0, size, INSPECTED_LINE_BYTES)) {
+        const timestamp = (parseJson(line.text) as { timestamp?: unknown } | undefined)?.timestamp;
+        if (typeof timestamp === 'string') return { state, lastEventAt: timestamp };
+        if (++looked === INSPECTED_LINES) break;
+      }
+      return { state, lastEventAt: undefined };
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** Position the next appended line gets. */
   get end(): number {
     return this.#end;
   }
 
-  /**
-   * Queues a line (without its newline; `bytes` counts it) and returns its position. Lines
-   * appended before the queue reaches them are written together, in one write.
-   */
+  /** Queues a line (without its newline; `bytes` counts it) and returns its position. */
   append(line: string, bytes: number): number {
     const position = this.#end;
     this.#end += bytes;
-    const waiting = this.#batch;
-    if (waiting !== undefined && this.#failure === undefined) {
-      waiting.lines.push(line);
-      waiting.end = this.#end;
-      return position;
-    }
-    const batch = { lines: [line], end: this.#end };
-    this.#batch = batch;
+    const text = `${line}\n`;
     this.#enqueue(async () => {
-      if (this.#batch === batch) this.#batch = undefined;
-      await this.#appender.write(`${batch.lines.join('\n')}\n`);
-      // Judged once the lines are written, in the queue's order: a write that takes the file
+      await this.#appender.write(text);
+      // Judged once the line is written, in the queue's order: every line that takes the file
       // past the bound is followed by a compaction before anything else (a flush included).
-      if (batch.end - this.#base > this.#limits.maxDiskBytes) await this.#compact();
+      if (position + bytes - this.#base > this.#limits.maxDiskBytes) await this.#compact();
     });
     return position;
   }

@@ -99,8 +99,8 @@ export class ConversationStats {
    * `records: false` the per-call record lists are empty (totals only, without copying them).
    */
   toJSON({ records = true }: { records?: boolean } = {}): ConversationStatsWire {
-    // Spread copies (a record's own fields are primitives): `structuredClone` of a few hundred
-    // records cost milliseconds, and the state is saved several times per step.
+    // Spread copies: the records made here hold primitives only, and `structuredClone` of a few
+    // hundred records cost milliseconds on each of a step's several state saves.
     const entries = [...this.#entries].map(([key, entry]): [string, MetricsWire] => [
       key,
       {

@@ -67,6 +67,14 @@ describe('ScriptedLLM', () => {
     expect(next.message.toolCalls).toEqual([
       { id: 'call_4_0', name: 'terminal', arguments: '{"command":"echo 4"}' },
     ]);
+    // A newer answer that names no step (text) does not hide the step named before it.
+    const afterText = await llm.complete({
+      messages: [...cut, { role: 'assistant', content: 'Looked at it.' }],
+      tools: [],
+    });
+    expect(afterText.message.toolCalls).toEqual([
+      { id: 'call_4_0', name: 'terminal', arguments: '{"command":"echo 4"}' },
+    ]);
   });
 
   it('answers a final text without tool calls past the end of the script', async () => {

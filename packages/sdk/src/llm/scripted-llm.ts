@@ -265,13 +265,16 @@ function usageOf(usage: ScriptedUsage | undefined): TokenUsage {
 /**
  * The step after the transcript: the number of its assistant messages, or one past the highest
  * step named by their tool call ids when that is more (a transcript cut to its newest events).
+ * Each step is past every step named before it, so only the newest named one is read.
  */
 function nextStep(messages: CompletionRequest['messages']): number {
   let next = 0;
   let assistants = 0;
-  for (const message of messages) {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index] as CompletionRequest['messages'][number];
     if (message.role !== 'assistant') continue;
-    assistants++;
+    assistants += 1;
+    if (next > 0) continue;
     for (const call of message.toolCalls ?? []) {
       const step = /^call_(\d+)_\d+$/.exec(call.id)?.[1];
       if (step !== undefined) next = Math.max(next, Number(step) + 1);

@@ -17,6 +17,8 @@ interface WireEvent {
   readonly llm_message?: { readonly content: readonly { readonly text?: string }[] };
   readonly observation?: { readonly kind: string; readonly output?: string };
   readonly rejection_reason?: string;
+  readonly key?: string;
+  readonly value?: unknown;
 }
 
 interface ConversationInfo {
@@ -110,7 +112,25 @@ describe.skipIf(skip !== undefined)('web page: steer a conversation (real Chromi
     await page.close();
   });
 
-  it('pauses a running conversation and runs it again', async () => {
+  /** Runs `steps`; a failure also tells the conversation's status and its latest events. */
+  async function withDiagnosis(id: string, steps: () => Promise<void>): Promise<void> {
+    try {
+      await steps();
+    } catch (error) {
+      const latest = (await events(id).catch(() => []))
+        .slice(-20)
+        .map((event) =>
+          event.key === 'execution_status' ? `status ${String(event.value)}` : event.kind,
+        );
+      const now = await status(id).catch((failure: unknown) => `unreadable (${failure})`);
+      (error as Error).message +=
+        `\n(conversation ${id}: status ${now}; latest events ${latest.join(', ')})`;
+      throw error;
+    }
+  }
+
+  // Its waits add up to 45 s (10 + 10 + 10 + 15): a slow machine meets each one's own limit first.
+  it('pauses a running conversation and runs it again', { timeout: 60_000 }, async () => {
     const id = await start({
       kind: 'ScriptedLLM',
       script: [
@@ -125,23 +145,25 @@ describe.skipIf(skip !== undefined)('web page: steer a conversation (real Chromi
     const bar = page.getByRole('form', { name: 'Steer the conversation' });
     const pause = bar.getByRole('button', { name: 'Pause' });
     const run = bar.getByRole('button', { name: 'Run' });
-    // Idle: nothing to pause, a run to start.
-    await expect.poll(() => pause.isDisabled()).toBe(true);
-    await expect.poll(() => run.isEnabled()).toBe(true);
+    await withDiagnosis(id, async () => {
+      // Idle: nothing to pause, a run to start.
+      await expect.poll(() => pause.isDisabled()).toBe(true);
+      await expect.poll(() => run.isEnabled()).toBe(true);
 
-    await bar.getByLabel('Message').fill('Write the four files');
-    await bar.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => pause.isEnabled()).toBe(true);
-    expect(await run.isDisabled()).toBe(true);
-    await pause.click();
-    await expect.poll(() => status(id), { timeout: 10_000 }).toBe('paused');
-    expect(existsSync(path.join(ui.dir, 'four.txt'))).toBe(false);
-    expect((await events(id)).some((event) => event.kind === 'PauseEvent')).toBe(true);
+      await bar.getByLabel('Message').fill('Write the four files');
+      await bar.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => pause.isEnabled()).toBe(true);
+      expect(await run.isDisabled()).toBe(true);
+      await pause.click();
+      await expect.poll(() => status(id), { timeout: 10_000 }).toBe('paused');
+      expect(existsSync(path.join(ui.dir, 'four.txt'))).toBe(false);
+      expect((await events(id)).some((event) => event.kind === 'PauseEvent')).toBe(true);
 
-    await expect.poll(() => run.isEnabled()).toBe(true);
-    await run.click();
-    await expect.poll(() => status(id), { timeout: 15_000 }).toBe('finished');
-    expect(existsSync(path.join(ui.dir, 'four.txt'))).toBe(true);
+      await expect.poll(() => run.isEnabled()).toBe(true);
+      await run.click();
+      await expect.poll(() => status(id), { timeout: 15_000 }).toBe('finished');
+      expect(existsSync(path.join(ui.dir, 'four.txt'))).toBe(true);
+    });
     await page.close();
   });
 

@@ -22,12 +22,22 @@ const MAX_NAME_CHARS = 128;
 /** Every value sent in this file starts with this, so no answer, log or file may hold it. */
 const MARK = 'rel-secret-';
 
-/** Every file under `dir`, as text. */
+/**
+ * Every file under `dir`, as text. The server may still be saving a state (a temporary file
+ * renamed over the state file): a file gone between the listing and the reading is read under
+ * its new name by listing again.
+ */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => path.join(dir, name))
-    .filter((file) => statSync(file).isFile())
-    .map((file) => readFileSync(file, 'utf8'));
+  for (let pass = 1; ; pass += 1) {
+    try {
+      return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .map((name) => path.join(dir, name))
+        .filter((file) => statSync(file).isFile())
+        .map((file) => readFileSync(file, 'utf8'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || pass === 20) throw error;
+    }
+  }
 }
 
 /**

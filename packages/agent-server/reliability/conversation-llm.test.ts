@@ -1,8 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { MAX_ASK_AGENT_QUESTION_LENGTH } from '@agent-workspace/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Figures } from './support/figures.js';
+import { filesUnder } from './support/files-under.js';
 import { type Answer, call } from './support/http.js';
 import { AUTH, type ServerProcess, waitFor } from './support/server-process.js';
 import {
@@ -28,16 +27,6 @@ function post(server: ServerProcess, route: string, body: unknown): Promise<Answ
 
 function get(server: ServerProcess, route: string): Promise<Answer> {
   return call(`${server.url}${route}`, { headers: AUTH, timeoutMs: 60_000 });
-}
-
-/** Every file under `dir`, read as text. */
-function filesOf(dir: string): string[] {
-  const texts: string[] = [];
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const file = path.join(dir, entry);
-    if (statSync(file).isFile()) texts.push(readFileSync(file, 'utf8'));
-  }
-  return texts;
 }
 
 /** The `loc` paths of a 422's issues. */
@@ -276,7 +265,7 @@ describe('conversation model control under hostile clients', () => {
     expect(asked.status).toBe(500);
     figures.rejected += 1;
     expect(asked.text).not.toContain(MODEL_KEY);
-    for (const text of filesOf(stateDir)) expect(text).not.toContain(MODEL_KEY);
+    for (const text of filesUnder(stateDir)) expect(text).not.toContain(MODEL_KEY);
     expect(JSON.stringify(server.logs)).not.toContain(MODEL_KEY);
     // Still serving.
     expect((await get(server, '/alive')).status).toBe(200);

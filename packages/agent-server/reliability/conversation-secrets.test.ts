@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedAgent, startRequest } from '../src/conversations/test-support/conversation-api.js';
 import { Figures } from './support/figures.js';
+import { filesUnder } from './support/files-under.js';
 import { type Answer, call } from './support/http.js';
 import { AUTH, type ServerProcess, waitFor } from './support/server-process.js';
 import {
@@ -21,24 +20,6 @@ const MAX_VALUE_BYTES = 16 * 1024;
 const MAX_NAME_CHARS = 128;
 /** Every value sent in this file starts with this, so no answer, log or file may hold it. */
 const MARK = 'rel-secret-';
-
-/**
- * Every file under `dir`, as text. The server may still be saving a state (a temporary file
- * renamed over the state file): a file gone between the listing and the reading is read under
- * its new name by listing again.
- */
-function filesUnder(dir: string): string[] {
-  for (let pass = 1; ; pass += 1) {
-    try {
-      return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-        .map((name) => path.join(dir, name))
-        .filter((file) => statSync(file).isFile())
-        .map((file) => readFileSync(file, 'utf8'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || pass === 20) throw error;
-    }
-  }
-}
 
 /**
  * Conversation secrets against the built server: sizes and counts past the limits, reserved

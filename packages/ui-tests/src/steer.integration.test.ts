@@ -129,7 +129,8 @@ describe.skipIf(skip !== undefined)('web page: steer a conversation (real Chromi
     }
   }
 
-  // Its waits add up to 45 s (10 + 10 + 10 + 15): a slow machine meets each one's own limit first.
+  // Each wait has a limit of its own, the clicks too (Playwright's default, 30 s, was the test's
+  // whole time): a wait that is stuck fails with its own message, well within the 60 s.
   it('pauses a running conversation and runs it again', { timeout: 60_000 }, async () => {
     const id = await start({
       kind: 'ScriptedLLM',
@@ -151,16 +152,16 @@ describe.skipIf(skip !== undefined)('web page: steer a conversation (real Chromi
       await expect.poll(() => run.isEnabled()).toBe(true);
 
       await bar.getByLabel('Message').fill('Write the four files');
-      await bar.getByRole('button', { name: 'Send' }).click();
+      await bar.getByRole('button', { name: 'Send' }).click({ timeout: 5_000 });
       await expect.poll(() => pause.isEnabled()).toBe(true);
       expect(await run.isDisabled()).toBe(true);
-      await pause.click();
+      await pause.click({ timeout: 5_000 });
       await expect.poll(() => status(id), { timeout: 10_000 }).toBe('paused');
       expect(existsSync(path.join(ui.dir, 'four.txt'))).toBe(false);
       expect((await events(id)).some((event) => event.kind === 'PauseEvent')).toBe(true);
 
       await expect.poll(() => run.isEnabled()).toBe(true);
-      await run.click();
+      await run.click({ timeout: 5_000 });
       await expect.poll(() => status(id), { timeout: 15_000 }).toBe('finished');
       expect(existsSync(path.join(ui.dir, 'four.txt'))).toBe(true);
     });

@@ -27,11 +27,39 @@ describe.skipIf(skip !== undefined)('web page: terminal (real Chromium)', () => 
    */
   async function openTerminal(prepare?: (page: Page) => Promise<void>): Promise<Page> {
     const page = await ui.connectedPage();
+    const problems = pageProblems(page);
     await prepare?.(page);
     await page.getByRole('tab', { name: 'Terminal' }).click();
-    await page.getByRole('region', { name: 'Terminal' }).waitFor();
-    await expect.poll(() => screenRows(page)).toContain(`${basename(dir)} $`);
+    const region = page.getByRole('region', { name: 'Terminal' });
+    await region.waitFor();
+    try {
+      await expect.poll(() => screenRows(page)).toContain(`${basename(dir)} $`);
+    } catch (error) {
+      // What the page showed and met, so a failure under a loaded machine says where it stuck.
+      const shown = await region
+        .locator('.terminal-status')
+        .textContent({ timeout: 1_000 })
+        .catch(() => 'unreadable');
+      const terminals = await page.locator('.xterm').count();
+      (error as Error).message +=
+        `\n(terminal status: ${JSON.stringify(shown)}; xterm elements: ${terminals}; ` +
+        `page problems: ${problems.join(' | ') || 'none'})`;
+      throw error;
+    }
     return page;
+  }
+
+  /** The page's console errors, uncaught errors and failed requests, as they happen. */
+  function pageProblems(page: Page): string[] {
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`error: ${error.message}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`),
+    );
+    return problems;
   }
 
   /** The rows of the terminal's screen, as plain text. */

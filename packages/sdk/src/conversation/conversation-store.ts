@@ -26,10 +26,6 @@ export const EVENTS_FILE = 'events.jsonl';
 /** Share of `maxDiskBytes` a compaction keeps: the newest events that fill it. */
 const COMPACTION_SHARE = 0.75;
 
-/** Lines {@link ConversationStore.inspect} looks at for the last event, and their bound. */
-const INSPECTED_LINES = 8;
-const INSPECTED_LINE_BYTES = 16 * 1024 ** 2;
-
 /** An event of a conversation's history and where its line is. */
 export interface StoredEvent {
   readonly event: ConversationEventWire;
@@ -48,13 +44,6 @@ export interface OpenedConversation {
   state: PersistedConversationState;
   /** The newest events whose lines fit in `maxMemoryBytes` (at least one), oldest first. */
   tail: StoredEvent[];
-}
-
-/** What {@link ConversationStore.inspect} reads of a conversation without opening it. */
-export interface PersistedConversationSummary {
-  state: PersistedConversationState;
-  /** Timestamp of the last event, if there is one. */
-  lastEventAt: string | undefined;
 }
 
 /** Which stored lines {@link ConversationStore.read} reads, by position. */
@@ -90,6 +79,9 @@ export class ConversationStore {
   /** Number of the last state queued; a queued state write whose number is older is skipped. */
   #stateVersion = 0;
   #stateWrites = 0;
+  #lineWrites = 0;
+  /** The lines of the queued append that has not started yet, and the position after them. */
+  #batch: { text: string; end: number } | undefined;
 
   private constructor(
     directory: string,
@@ -162,44 +154,33 @@ export class ConversationStore {
     }
   }
 
-  /** The state of the conversation in `directory` and the time of its last event. */
-  static async inspect(directory: string): Promise<PersistedConversationSummary> {
-    const state = await readPersistedState(directory);
-    const handle = await open(path.join(directory, EVENTS_FILE), 'r').catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (handle === undefined) return { state, lastEventAt: undefined };
-    try {
-      const { size } = await handle.stat();
-      let looked = 0;
-      for await (const line of linesBackward(handle, 0, size, INSPECTED_LINE_BYTES)) {
-        const timestamp = (parseJson(line.text) as { timestamp?: unknown } | undefined)?.timestamp;
-        if (typeof timestamp === 'string') return { state, lastEventAt: timestamp };
-        if (++looked === INSPECTED_LINES) break;
-      }
-      return { state, lastEventAt: undefined };
-    } finally {
-      await handle.close();
-    }
-  }
-
   /** Position the next appended line gets. */
   get end(): number {
     return this.#end;
   }
 
-  /** Queues a line (without its newline; `bytes` counts it) and returns its position. */
+  /**
+   * Queues a line (without its newline; `bytes` counts it) and returns its position. Lines queued
+   * one after another while earlier writes run go to the file in one write.
+   */
   append(line: string, bytes: number): number {
     const position = this.#end;
     this.#end += bytes;
-    const text = `${line}\n`;
+    if (this.#batch !== undefined) {
+      this.#batch.text += `${line}\n`;
+      this.#batch.end = this.#end;
+      return position;
+    }
+    const batch = { text: `${line}\n`, end: this.#end };
     this.#enqueue(async () => {
-      await this.#appender.write(text);
-      // Judged once the line is written, in the queue's order: every line that takes the file
-      // past the bound is followed by a compaction before anything else (a flush included).
-      if (position + bytes - this.#base > this.#limits.maxDiskBytes) await this.#compact();
+      if (this.#batch === batch) this.#batch = undefined;
+      await this.#appender.write(batch.text);
+      this.#lineWrites += 1;
+      // Judged once the lines are written, in the queue's order: lines that take the file past
+      // the bound are followed by a compaction before anything else (a flush included).
+      if (batch.end - this.#base > this.#limits.maxDiskBytes) await this.#compact();
     });
+    this.#batch = batch;
     return position;
   }
 
@@ -217,6 +198,11 @@ export class ConversationStore {
       await writePersistedState(this.#directory, state);
       this.#stateWrites += 1;
     });
+  }
+
+  /** Writes of appended lines so far (for tests and diagnostics: a batch is one write). */
+  get lineWrites(): number {
+    return this.#lineWrites;
   }
 
   /** State files written so far (for tests and diagnostics: superseded writes are skipped). */
@@ -270,6 +256,8 @@ export class ConversationStore {
   }
 
   #enqueue(task: () => Promise<void>): void {
+    // What is queued after this task waits for it: later lines start a batch of their own.
+    this.#batch = undefined;
     this.#tail = this.#tail.then(async () => {
       if (this.#failure !== undefined || this.#closed) return;
       try {
@@ -283,7 +271,8 @@ export class ConversationStore {
   /** A read-only handle of the events file once the writes queued before are done. */
   #openReader(): Promise<{ handle: FileHandle | undefined; base: number }> {
     return new Promise((resolve, reject) => {
-      // Also after a failure or close: reading needs neither.
+      // Also after a failure or close: reading needs neither. Later lines are not read.
+      this.#batch = undefined;
       this.#tail = this.#tail.then(async () => {
         try {
           resolve({ handle: await open(this.#eventsPath, 'r'), base: this.#base });

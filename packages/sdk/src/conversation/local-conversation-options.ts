@@ -14,8 +14,8 @@ import {
   type ConversationHistoryLimits,
   resolveHistoryLimits,
 } from './conversation-history-limits.js';
-import type { PersistedConversationSummary } from './conversation-store.js';
 import { conversationToolsOf, type UnavailableTool } from './conversation-tools.js';
+import type { PersistedConversationSummary } from './inspect-persisted-conversation.js';
 import { stuckThresholdOf } from './stuck-detector.js';
 
 /** Options of {@link LocalConversation.create}. */

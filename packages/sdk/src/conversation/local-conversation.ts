@@ -27,8 +27,8 @@ import {
   askConversationAgent,
   type StreamingDeltaListener,
 } from './conversation-llm-control.js';
-import { ConversationStore } from './conversation-store.js';
 import type { UnavailableTool } from './conversation-tools.js';
+import { inspectPersistedConversation } from './inspect-persisted-conversation.js';
 import { LocalConversationCore } from './local-conversation-core.js';
 import {
   type LocalConversationOptions,
@@ -95,7 +95,7 @@ export class LocalConversation implements AsyncDisposable {
    * time): for listing conversations cheaply. `NOT_FOUND` / `INVALID_CONFIG` as `open`.
    */
   static async inspect(persistenceDir: string): Promise<PersistedLocalConversation> {
-    return persistedSummaryOf(await ConversationStore.inspect(persistenceDir));
+    return persistedSummaryOf(await inspectPersistedConversation(persistenceDir));
   }
 
   /** Tools of the agent not offered to the model, with why (known once the first run began). */

@@ -27,12 +27,11 @@ describe('ConversationStore state writes', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
+  const createStore = () =>
+    ConversationStore.create(directory, state('created'), resolveHistoryLimits());
+
   it('writes only the newest of the states queued before a write could start', async () => {
-    const store = await ConversationStore.create(
-      directory,
-      state('created'),
-      resolveHistoryLimits(),
-    );
+    const store = await createStore();
     try {
       for (let index = 1; index <= 5; index++) {
         store.append(`{"n":${index}}`, 8);
@@ -52,11 +51,7 @@ describe('ConversationStore state writes', () => {
   });
 
   it('writes lines appended back to back in one write, in order around the other writes', async () => {
-    const store = await ConversationStore.create(
-      directory,
-      state('created'),
-      resolveHistoryLimits(),
-    );
+    const store = await createStore();
     try {
       const positions = [1, 2, 3].map((index) => store.append(`{"n":${index}}`, 8));
       store.saveState(state('between'));

@@ -3,11 +3,44 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalWorkspace, RemoteWorkspace, type Workspace } from '@agent-workspace/core';
 import { DockerWorkspace, resolveAgentServerImage } from '@agent-workspace/docker';
-import { Agent, Conversation, LocalConversation, ScriptedLLM } from '@agent-workspace/sdk';
+import {
+  Agent,
+  Conversation,
+  LocalConversation,
+  ScriptedLLM,
+  TerminalTool,
+} from '@agent-workspace/sdk';
 import { startAgentServerProcess } from './agent-server-process.js';
 import { bestOf, type Comparison, compare, roundsComparison, summarise } from './bench-harness.js';
 
 const API_KEY = 'bench-agent-loop';
+
+/**
+ * `candidate` against the bare `executeCommand('true')` on the same workspace, interleaved; the
+ * notes give the p50 delta per `unit` (a step, a tool call).
+ */
+async function compareWithBareCommand(options: {
+  scenario: string;
+  workspace: Workspace;
+  candidate: { name: string; run: () => Promise<unknown> };
+  unit: string;
+  target?: string;
+}): Promise<Comparison> {
+  const { scenario, workspace, candidate, unit, target } = options;
+  const comparison = await compare({
+    scenario,
+    iterations: 120,
+    baseline: {
+      name: `${workspace.kind} executeCommand('true')`,
+      run: () => workspace.executeCommand('true'),
+    },
+    candidate,
+    ...(target === undefined ? {} : { target }),
+  });
+  const delta = (comparison.candidate.p50 - comparison.baseline.p50).toFixed(2);
+  comparison.notes = `+${delta} ms per ${unit} at p50`;
+  return comparison;
+}
 
 /**
  * One agent step, loop in this process, against the command it runs: a fresh LocalConversation
@@ -16,29 +49,45 @@ const API_KEY = 'bench-agent-loop';
  * `executeCommand('true')` on the same workspace. The ratio is what the loop adds per step: two
  * model calls, the terminal's state wrapper, events and their bookkeeping.
  */
-async function compareAgentStep(scenario: string, workspace: Workspace): Promise<Comparison> {
+function compareAgentStep(scenario: string, workspace: Workspace): Promise<Comparison> {
   const agent = new Agent({
     llm: new ScriptedLLM({
       script: [{ toolCalls: [{ name: 'terminal', arguments: { command: 'true' } }] }],
     }),
     tools: ['TerminalTool'],
   });
-  const comparison = await compare({
+  return compareWithBareCommand({
     scenario,
-    iterations: 120,
-    baseline: {
-      name: `${workspace.kind} executeCommand('true')`,
-      run: () => workspace.executeCommand('true'),
-    },
+    workspace,
     candidate: {
       name: 'LocalConversation: ScriptedLLM → terminal `true` → finished',
       run: () => oneStepConversation(agent, workspace, 'in-process'),
     },
+    unit: 'step',
     target: 'the loop adds little to the command itself (absolute delta in ms below)',
   });
-  const delta = (comparison.candidate.p50 - comparison.baseline.p50).toFixed(2);
-  comparison.notes = `+${delta} ms per step at p50`;
-  return comparison;
+}
+
+/**
+ * The tool call of a step on its own: `TerminalTool` running `true` (its state wrapper restores
+ * and saves the working directory and exports around the command) against the bare
+ * `executeCommand('true')`, on the same workspace. Its delta is the part of a step's overhead
+ * that is the terminal's, not the loop's.
+ */
+function compareTerminalCall(scenario: string, workspace: Workspace): Promise<Comparison> {
+  const terminal = new TerminalTool();
+  return compareWithBareCommand({
+    scenario,
+    workspace,
+    candidate: {
+      name: 'TerminalTool `true` (state wrapper)',
+      run: async () => {
+        const observation = await terminal.execute({ command: 'true' }, { workspace });
+        if (observation.isError) throw new Error(`terminal call failed: ${observation.text}`);
+      },
+    },
+    unit: 'tool call',
+  });
 }
 
 /** A whole one-step conversation: create, send, run until finished, close. */
@@ -141,7 +190,10 @@ export async function benchAgentLoop(): Promise<Comparison[]> {
   const workingDir = await mkdtemp(path.join(tmpdir(), 'bench-agent-'));
   try {
     await using local = new LocalWorkspace({ workingDir });
-    const results = [await compareAgentStep('one agent step on a LocalWorkspace', local)];
+    const results = [
+      await compareAgentStep('one agent step on a LocalWorkspace', local),
+      await compareTerminalCall('the terminal tool call of a step, on a LocalWorkspace', local),
+    ];
     await using server = await startAgentServerProcess([
       '--working-dir',
       workingDir,

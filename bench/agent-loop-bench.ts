@@ -35,7 +35,7 @@ async function compareWithBareCommand(options: {
       run: () => workspace.executeCommand('true'),
     },
     candidate,
-    ...(target === undefined ? {} : { target }),
+    target,
   });
   const delta = (comparison.candidate.p50 - comparison.baseline.p50).toFixed(2);
   comparison.notes = `+${delta} ms per ${unit} at p50`;

@@ -1,14 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { Headers } from 'tar-stream';
-import { decode, decodeLongPath, decodePax } from 'tar-stream/headers.js';
+import { decodeLongPath, decodePax } from 'tar-stream/headers.js';
+import { decodeTarHeader, type TarHeader } from './decode-tar-header.js';
 
-/** A header as the archive gives it (`type` null for a typeflag tar-stream does not know). */
-export type TarHeader = Omit<Headers, 'type' | 'size'> & {
-  type: Headers['type'] | null;
-  size: number;
-  /** The entry's pax records, if it had a pax header. */
-  pax?: Record<string, string> | null;
-};
+export type { TarHeader } from './decode-tar-header.js';
 
 /** One entry of {@link tarEntries}. */
 export interface TarEntry {
@@ -34,7 +28,8 @@ const EMPTY = Buffer.alloc(0);
 const MAX_HEADER_SIZE = 4 * 1024 * 1024;
 
 /**
- * The entries of the tar stream `source`, parsed with tar-stream's own header codec and its
+ * The entries of the tar stream `source`, parsed with tar-stream's header codec
+ * (`decodeTarHeader`'s fast path for plain headers, tar-stream's `decode` for the rest) and its
  * rules (pax and global pax records, GNU long names, zero blocks skipped, a stream ending inside
  * an entry or a header is `Unexpected end of data`), without a stream per entry: a body is read
  * only when the caller asks, whole (`readWhole`) or piece by piece. The source is
@@ -57,7 +52,7 @@ export async function* tarEntries(
         if (input.buffered > 0) throw unexpectedEnd();
         return;
       }
-      const header = decode(input.take(512), 'utf-8', false) as TarHeader | null;
+      const header = decodeTarHeader(input.take(512));
       if (header === null) continue;
       switch (header.type) {
         case 'gnu-long-path':

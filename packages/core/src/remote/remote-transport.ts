@@ -60,8 +60,10 @@ export class RemoteTransport {
   readonly #closing = new AbortController();
   /** Commands and kills in flight; `close()` waits for them to wind down. */
   readonly #inFlight = new Set<Promise<unknown>>();
-  /** Capabilities from the first successful `/server_info` (a failure is retried next time). */
-  readonly #serverCapabilities = retryAfterFailure(() =>
+  /** Capabilities from the first successful `/server_info`, whoever asked for it. */
+  #capabilities: ServerInfo['capabilities'] | undefined;
+  /** Fetches them when no `/server_info` has answered yet (a failure is retried next time). */
+  readonly #fetchCapabilities = retryAfterFailure(() =>
     this.serverInfo().then((info) => info.capabilities),
   );
   /** State of the polled mode, shared by its commands. */
@@ -93,10 +95,13 @@ export class RemoteTransport {
     });
   }
 
-  /** Fetches `GET /server_info` (never cached). */
+  /**
+   * Fetches `GET /server_info` (never cached); the first answer's capabilities are kept, so the
+   * operations that need them do not ask again.
+   */
   async serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
     const { serverInfoFromWire } = await loadWireSchemas();
-    return this.#client.json(
+    const info = await this.#client.json(
       {
         method: 'GET',
         path: AGENT_SERVER_ROUTES.serverInfo,
@@ -104,6 +109,8 @@ export class RemoteTransport {
       },
       serverInfoFromWire,
     );
+    this.#capabilities ??= info.capabilities;
+    return info;
   }
 
   /** The server's workspace identity (see {@link RemoteExtensions.workspaceIdentity}). */
@@ -333,6 +340,13 @@ export class RemoteTransport {
         });
       })(),
     );
+  }
+
+  /** The server's capabilities: known from an earlier `/server_info`, or fetched now. */
+  #serverCapabilities(): Promise<ServerInfo['capabilities']> {
+    return this.#capabilities === undefined
+      ? this.#fetchCapabilities()
+      : Promise.resolve(this.#capabilities);
   }
 
   /** Registers `work` until it settles, so `close()` can wait for it. */

@@ -186,6 +186,21 @@ describe('RemoteWorkspace against a misbehaving server (test double)', () => {
     await expect(unreachable.prepare()).resolves.toBeUndefined();
   });
 
+  it('keeps the capabilities serverInfo() read: what needs them does not ask again', async () => {
+    const server = await startTestDouble((request, _body, response) => {
+      if (request.url === '/server_info') return json(response, 200, { uptime: 1, idle_time: 0 });
+      json(response, 404, { detail: 'Not Found' });
+    });
+    cleanups.push(() => server.close());
+    const workspace = workspaceFor(server.url);
+    await workspace.serverInfo();
+    await workspace.prepare();
+    expect(server.requests.map((request) => request.url)).toEqual(['/server_info']);
+    // serverInfo() itself is never cached.
+    await workspace.serverInfo();
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('turns a body that is not JSON into PROTOCOL_ERROR', async () => {
     const server = await startTestDouble((request, _body, response) => {
       if (request.url === '/server_info') return json(response, 200, { uptime: 1, idle_time: 0 });

@@ -3,7 +3,6 @@ import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import type { AgentServerClient } from './agent-server-client.js';
 import { downloadDirectoryByListing } from './download-directory-by-listing.js';
-import { downloadDirectoryTarGz } from './download-directory-tar-gz.js';
 import { downloadRemoteDirectory } from './download-remote-directory.js';
 import { uploadDirectoryFileByFile } from './upload-directory-file-by-file.js';
 import { uploadRemoteDirectory } from './upload-remote-directory.js';
@@ -32,7 +31,7 @@ export interface TransferRemoteDirectoryOptions {
  * server `archives` (see {@link uploadRemoteDirectory}), file by file otherwise (see
  * {@link uploadDirectoryFileByFile}). Downloads: one tar stream when it `archives` (see
  * {@link downloadRemoteDirectory}), otherwise OpenHands' `tar.gz` archive (see
- * {@link downloadDirectoryTarGz}) unless it would not be a faithful copy, then by a listing
+ * `downloadDirectoryTarGz`, loaded then) unless it would not be a faithful copy, then by a listing
  * command and one download per file (see {@link downloadDirectoryByListing}).
  */
 export async function transferRemoteDirectory({
@@ -56,6 +55,8 @@ export async function transferRemoteDirectory({
       : uploadDirectoryFileByFile({ ...options, run });
   }
   if (archives) return downloadRemoteDirectory(options);
+  // Loaded only for a server without archives: it brings tar-stream's streams with it.
+  const { downloadDirectoryTarGz } = await import('./download-directory-tar-gz.js');
   return (
     (await downloadDirectoryTarGz({ ...options, run })) ??
     downloadDirectoryByListing({ ...options, run })

@@ -115,8 +115,8 @@ async function* packChunks(options: PackDirectoryOptions, root: DirectoryHandle)
   const added: Buffer[] = [];
   if (prefix !== '') {
     try {
-      const { mode, mtime } = root.stat();
-      out.header({ name: prefix, type: 'directory', mode: mode & 0o777, mtime });
+      const { mode, mtimeMs } = root.stat();
+      out.header({ name: prefix, type: 'directory', mode: mode & 0o777, mtimeMs });
     } catch (error) {
       root.close();
       throw error;
@@ -124,7 +124,7 @@ async function* packChunks(options: PackDirectoryOptions, root: DirectoryHandle)
   }
   yield* packTree(walk, root, prefix, 0);
   await options.finish?.(async (name, body) => {
-    out.header({ name, type: 'file', size: body.length, mode: 0o644, mtime: new Date() });
+    out.header({ name, type: 'file', size: body.length, mode: 0o644 });
     added.push(...out.body(body));
   });
   for (const piece of added) yield piece;
@@ -169,8 +169,8 @@ async function* packTree(
           throw error;
         }
         try {
-          const { mode, mtime } = child.stat();
-          out.header({ name: `${entryName}/`, type: 'directory', mode: mode & 0o777, mtime });
+          const { mode, mtimeMs } = child.stat();
+          out.header({ name: `${entryName}/`, type: 'directory', mode: mode & 0o777, mtimeMs });
         } catch (error) {
           child.close();
           throw error;
@@ -234,7 +234,7 @@ function packFile(
       type: 'file' as const,
       size,
       mode: stats.mode & 0o777,
-      mtime: stats.mtime,
+      mtimeMs: stats.mtimeMs,
     };
     if (size <= SMALL_FILE_BYTES) {
       if (!out.fits(size)) out.seal();

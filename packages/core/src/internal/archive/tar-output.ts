@@ -1,7 +1,21 @@
 import type { Headers } from 'tar-stream';
 import { encode as encodeHeader, encodePax } from 'tar-stream/headers.js';
+import { encodeTarHeaderInto } from './encode-tar-header.js';
 
 const NONE: readonly Buffer[] = [];
+
+/** An entry's header as {@link TarOutput.header} takes it. */
+export interface TarEntryHeader {
+  name: string;
+  type: Headers['type'];
+  /** Permission bits. */
+  mode?: number | undefined;
+  linkname?: string | undefined;
+  /** Body size; 0 when absent. */
+  size?: number | undefined;
+  /** Modification time, ms since the epoch (`Stats.mtimeMs`); now when absent. */
+  mtimeMs?: number | undefined;
+}
 
 /** Size of the pieces the stream yields (but the last and those of large files). */
 const OUTPUT_CHUNK_BYTES = 256 * 1024;
@@ -49,31 +63,37 @@ export class TarOutput {
 
   /**
    * Writes the header of an entry (owner 0, as tar-stream's `pack` writes them; a pax header
-   * first when a name does not fit ustar).
+   * first when a name does not fit ustar), in place when `encodeTarHeaderInto` can. Without
+   * `mtimeMs` the entry is dated now.
    */
-  header(entry: Headers): void {
+  header(entry: TarEntryHeader): void {
     // Built field by field: a spread costs more than the encoding, once per entry.
-    const header: Headers = {
+    const header = {
       name: entry.name,
       type: entry.type,
       mode: entry.mode,
       linkname: entry.linkname,
       size: entry.size ?? 0,
-      uid: 0,
-      gid: 0,
-      mtime: entry.mtime ?? new Date(),
+      mtimeMs: entry.mtimeMs ?? Date.now(),
     };
-    const plain = encodeHeader(header);
+    this.#reserve(512);
+    if (encodeTarHeaderInto(header, this.#buffer, this.#length)) {
+      this.#length += 512;
+      return;
+    }
+    const { mtimeMs, ...fields } = header;
+    const full: Headers = { ...fields, uid: 0, gid: 0, mtime: new Date(mtimeMs) };
+    const plain = encodeHeader(full);
     if (plain !== null) {
       this.#append(plain);
       return;
     }
-    const pax = encodePax({ name: header.name, linkname: header.linkname ?? undefined });
+    const pax = encodePax({ name: full.name, linkname: full.linkname ?? undefined });
     this.#append(
       encodeHeader({
-        ...header,
+        ...full,
         name: 'PaxHeader',
-        linkname: header.linkname && 'PaxHeader',
+        linkname: full.linkname && 'PaxHeader',
         size: pax.length,
         type: 'pax-header',
       }) as Buffer,
@@ -82,9 +102,9 @@ export class TarOutput {
     this.pad(pax.length);
     this.#append(
       encodeHeader({
-        ...header,
+        ...full,
         name: 'PaxHeader',
-        linkname: header.linkname && 'PaxHeader',
+        linkname: full.linkname && 'PaxHeader',
       }) as Buffer,
     );
   }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Headers } from 'tar-stream';
 import { decode, encode } from 'tar-stream/headers.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { seededRandom } from '../../test-support/seeded-random.js';
 import { decodeTarHeader } from './decode-tar-header.js';
 
 // tar-stream's decode, counted: plain headers must not need it.
@@ -69,17 +70,6 @@ function headerBlocks(archive: Buffer): Buffer[] {
     at += Math.ceil(header.size / 512) * 512;
   }
   return blocks;
-}
-
-/** A deterministic generator for the mutation cases (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), state | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 const ENCODED: Headers[] = [
@@ -220,7 +210,7 @@ describe('decodeTarHeader', () => {
   });
 
   it('agrees with tar-stream on thousands of mutated headers', () => {
-    const random = seeded(29);
+    const random = seededRandom(29);
     const bases = [...ENCODED.map((header) => encoded(header)), ...gnuTarHeaders];
     let fastAndEqual = 0;
     for (let round = 0; round < 4000; round += 1) {

@@ -29,6 +29,10 @@ const TYPES = new Map<number, Headers['type']>([
 const ZERO = 0x30;
 const SPACE = 0x20;
 const MAGIC_AT = 257;
+/** ustar's magic, `ustar\0`. */
+const USTAR_MAGIC = [0x75, 0x73, 0x74, 0x61, 0x72, 0];
+/** GNU's magic and version, `ustar  \0`. */
+const GNU_MAGIC = [0x75, 0x73, 0x74, 0x61, 0x72, SPACE, SPACE, 0];
 
 /**
  * The 512-byte tar header `block`, exactly as tar-stream's `decode(block,
@@ -45,8 +49,8 @@ export function decodeTarHeader(block: Buffer): TarHeader | null {
   for (let index = 0; index < 148; index += 1) sum += block[index] as number;
   for (let index = 156; index < 512; index += 1) sum += block[index] as number;
   if (sum === 8 * SPACE) return null;
-  const ustar = isUstar(block, MAGIC_AT);
-  if (!ustar && !isGnu(block, MAGIC_AT)) return fallback();
+  const ustar = holds(block, MAGIC_AT, USTAR_MAGIC);
+  if (!ustar && !holds(block, MAGIC_AT, GNU_MAGIC)) return fallback();
   const checksum = octal(block, 148, 8);
   const mode = octal(block, 100, 8);
   const uid = octal(block, 108, 8);
@@ -117,28 +121,10 @@ function text(block: Buffer, at: number, length: number): string {
   return end === at ? '' : block.toString('utf8', at, end);
 }
 
-/** `ustar\0` at `at`. */
-function isUstar(block: Buffer, at: number): boolean {
-  return (
-    block[at] === 0x75 &&
-    block[at + 1] === 0x73 &&
-    block[at + 2] === 0x74 &&
-    block[at + 3] === 0x61 &&
-    block[at + 4] === 0x72 &&
-    block[at + 5] === 0
-  );
-}
-
-/** GNU's `ustar  \0` at `at` (magic `ustar ` and version ` \0`). */
-function isGnu(block: Buffer, at: number): boolean {
-  return (
-    block[at] === 0x75 &&
-    block[at + 1] === 0x73 &&
-    block[at + 2] === 0x74 &&
-    block[at + 3] === 0x61 &&
-    block[at + 4] === 0x72 &&
-    block[at + 5] === SPACE &&
-    block[at + 6] === SPACE &&
-    block[at + 7] === 0
-  );
+/** True when `block` holds `expected` at `at`. */
+function holds(block: Buffer, at: number, expected: readonly number[]): boolean {
+  for (let index = 0; index < expected.length; index += 1) {
+    if (block[at + index] !== expected[index]) return false;
+  }
+  return true;
 }

@@ -1,6 +1,7 @@
 import type { Headers } from 'tar-stream';
 import { encode } from 'tar-stream/headers.js';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test-support/seeded-random.js';
 import { encodeTarHeaderInto, type PlainTarHeader } from './encode-tar-header.js';
 
 /** tar-stream's bytes for `header` as `TarOutput` hands it over (owner 0, no names). */
@@ -19,17 +20,6 @@ function written(header: PlainTarHeader): Buffer | null {
   expect(target.subarray(0, 700).every((byte) => byte === 0xa5)).toBe(true);
   expect(target.subarray(1212).every((byte) => byte === 0xa5)).toBe(true);
   return target.subarray(700, 1212);
-}
-
-/** A deterministic generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), state | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 const mtimeMs = 1_700_000_123_456.789;
@@ -74,7 +64,7 @@ describe('encodeTarHeaderInto', () => {
   });
 
   it('agrees with tar-stream on thousands of random headers', () => {
-    const random = seeded(29);
+    const random = seededRandom(29);
     const types: PlainTarHeader['type'][] = ['file', 'directory', 'symlink', 'link', 'fifo'];
     const characters = 'abcXYZ019-_. /';
     let encoded = 0;

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchAgentLoop } from './agent-loop-bench.js';
+import { benchArchiveCodec } from './archive-codec-bench.js';
 import { type Comparison, printComparison } from './bench-harness.js';
 import { benchCommandThroughput } from './command-throughput-bench.js';
 import { benchDirectoryTransfer } from './directory-transfer-bench.js';
@@ -33,7 +34,7 @@ const groups: Record<string, () => Promise<Comparison[]>> = {
   local: benchLocalExec,
   remote: benchRemoteExec,
   transfer: benchTransfer,
-  directory: benchDirectoryTransfer,
+  directory: async () => [...(await benchArchiveCodec()), ...(await benchDirectoryTransfer())],
   archive: benchWorkspaceArchive,
   docker: benchDocker,
   'docker-exec': benchDockerExec,

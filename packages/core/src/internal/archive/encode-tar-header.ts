@@ -39,13 +39,13 @@ TEMPLATE.write('ustar\u000000', 257, 'latin1');
 const TEMPLATE_SUM = TEMPLATE.reduce((sum, byte) => sum + byte, 0);
 
 /**
- * Writes the ustar header of `header` into `target` at `at` (512 bytes, zeroed here) exactly
- * as tar-stream's `encode` writes it with owner 0 and no user or group name (`TarOutput`'s
+ * Writes the ustar header of `header` into the 512 bytes of `target` at `at` exactly as
+ * tar-stream's `encode` writes it with owner 0 and no user or group name (`TarOutput`'s
  * headers), without its intermediate buffer and strings: a template of the fixed fields is
- * copied in and the checksum summed from the fields that vary. Returns false, writing nothing, for a header it leaves to
- * tar-stream: a name over 100 characters (a prefix or a pax header is needed), any name or
- * link name that is not ASCII, a size too large for eleven octal digits, a modification time
- * before 1970 or past 2038.
+ * copied in and the checksum summed from the fields that vary. Returns false, writing nothing,
+ * for a header it leaves to tar-stream: a name over 100 characters (a prefix or a pax header is
+ * needed), any name or link name that is not ASCII, a size too large for eleven octal digits, a
+ * modification time before 1970 or past 2038.
  */
 export function encodeTarHeaderInto(header: PlainTarHeader, target: Buffer, at: number): boolean {
   const { name, size, mtimeMs } = header;

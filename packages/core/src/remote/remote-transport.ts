@@ -18,7 +18,6 @@ import {
 import { abortedError } from '../errors/aborted-error.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { anySignal } from '../internal/any-signal.js';
-import { retryAfterFailure } from '../internal/retry-after-failure.js';
 import { timeoutSignal } from '../internal/timeout-signal.js';
 import type { CommandRequest } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
@@ -28,11 +27,11 @@ import { AgentServerClient } from './agent-server-client.js';
 import { createRemoteDirectory } from './create-remote-directory.js';
 import { downloadRemoteFile } from './download-remote-file.js';
 import { ExecConnection } from './exec-connection.js';
-import { loadWireSchemas } from './load-wire-schemas.js';
 import type { PortForwarderOptions } from './port-forwarder.js';
 import { RemoteExtensions } from './remote-extensions.js';
 import { RemoteGitQueries } from './remote-git-queries.js';
 import { initializeRemote, remoteInitState } from './remote-init.js';
+import { RemoteServerInfo } from './remote-server-info.js';
 import type { RemoteTransportOptions } from './remote-workspace-options.js';
 import { retryWhenBusy } from './retry-when-busy.js';
 import { type PolledCommandState, runPolledCommand } from './run-polled-command.js';
@@ -60,12 +59,8 @@ export class RemoteTransport {
   readonly #closing = new AbortController();
   /** Commands and kills in flight; `close()` waits for them to wind down. */
   readonly #inFlight = new Set<Promise<unknown>>();
-  /** Capabilities from the first successful `/server_info`, whoever asked for it. */
-  #capabilities: ServerInfo['capabilities'] | undefined;
-  /** Fetches them when no `/server_info` has answered yet (a failure is retried next time). */
-  readonly #fetchCapabilities = retryAfterFailure(() =>
-    this.serverInfo().then((info) => info.capabilities),
-  );
+  /** `/server_info`, and the capabilities of its first answer. */
+  readonly #serverInfo: RemoteServerInfo;
   /** State of the polled mode, shared by its commands. */
   readonly #polled: PolledCommandState = { integerTimeouts: false };
   /** The git routes, cut short by `close()`. */
@@ -76,6 +71,7 @@ export class RemoteTransport {
   constructor(options: RemoteTransportOptions) {
     this.#options = options;
     this.#client = new AgentServerClient(options);
+    this.#serverInfo = new RemoteServerInfo(this.#client, this.#closing.signal);
     this.#execConnection = new ExecConnection({
       url: this.#client.websocketUrl(EXEC_STREAM_PATH),
       host: options.host,
@@ -90,27 +86,17 @@ export class RemoteTransport {
       options,
       client: this.#client,
       closing: this.#closing.signal,
-      capabilities: () => this.#serverCapabilities(),
+      capabilities: () => this.#serverInfo.capabilities(),
       track: (work) => this.#track(work),
     });
   }
 
   /**
    * Fetches `GET /server_info` (never cached); the first answer's capabilities are kept, so the
-   * operations that need them do not ask again.
+   * operations that need them do not ask again (see {@link RemoteServerInfo}).
    */
-  async serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
-    const { serverInfoFromWire } = await loadWireSchemas();
-    const info = await this.#client.json(
-      {
-        method: 'GET',
-        path: AGENT_SERVER_ROUTES.serverInfo,
-        signal: anySignal([signal, this.#closing.signal]),
-      },
-      serverInfoFromWire,
-    );
-    this.#capabilities ??= info.capabilities;
-    return info;
+  serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
+    return this.#serverInfo.fetch(signal);
   }
 
   /** The server's workspace identity (see {@link RemoteExtensions.workspaceIdentity}). */
@@ -135,7 +121,7 @@ export class RemoteTransport {
    */
   async prepare(): Promise<void> {
     try {
-      const capabilities = await this.#serverCapabilities();
+      const capabilities = await this.#serverInfo.capabilities();
       if (capabilities.includes(EXEC_STREAM_CAPABILITY)) await this.#execConnection.connect();
     } catch {
       // Left to the first operation.
@@ -209,7 +195,7 @@ export class RemoteTransport {
 
   /** The server's capabilities, read once from `/server_info` (a failure is retried next time). */
   capabilities(): Promise<readonly string[]> {
-    return this.#serverCapabilities();
+    return this.#serverInfo.capabilities();
   }
 
   /** Watches a server directory (see {@link RemoteExtensions.watch}). */
@@ -287,7 +273,7 @@ export class RemoteTransport {
   #runOnce(request: CommandRequest): Promise<CommandResult> {
     return this.#track(
       (async () => {
-        const streaming = (await this.#serverCapabilities()).includes(EXEC_STREAM_CAPABILITY);
+        const streaming = (await this.#serverInfo.capabilities()).includes(EXEC_STREAM_CAPABILITY);
         if (request.signal?.aborted) throw abortedError(request.signal);
         if (this.#closing.signal.aborted) throw this.#closing.signal.reason;
         const { maxOutputBytes, reconnectTimeoutMs, workingDir } = this.#options;
@@ -323,7 +309,9 @@ export class RemoteTransport {
     const merged = anySignal([signal, this.#closing.signal]);
     return this.#track(
       (async () => {
-        const archives = (await this.#serverCapabilities()).includes(DIRECTORY_ARCHIVE_CAPABILITY);
+        const archives = (await this.#serverInfo.capabilities()).includes(
+          DIRECTORY_ARCHIVE_CAPABILITY,
+        );
         // Loaded with the tar code it brings, on the first directory transfer.
         const { transferRemoteDirectory } = await import('./transfer-remote-directory.js');
         if (merged.aborted)
@@ -340,13 +328,6 @@ export class RemoteTransport {
         });
       })(),
     );
-  }
-
-  /** The server's capabilities: known from an earlier `/server_info`, or fetched now. */
-  #serverCapabilities(): Promise<ServerInfo['capabilities']> {
-    return this.#capabilities === undefined
-      ? this.#fetchCapabilities()
-      : Promise.resolve(this.#capabilities);
   }
 
   /** Registers `work` until it settles, so `close()` can wait for it. */

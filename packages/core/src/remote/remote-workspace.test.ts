@@ -169,36 +169,30 @@ describe('RemoteWorkspace against a misbehaving server (test double)', () => {
     }
   });
 
-  it('prepare() fetches the capabilities once ahead of use, and never rejects', async () => {
+  it('fetches the capabilities once (prepare() or serverInfo()), and prepare() never rejects', async () => {
     const server = await startTestDouble((request, _body, response) => {
       if (request.url === '/server_info') return json(response, 200, { uptime: 1, idle_time: 0 });
       json(response, 404, { detail: 'Not Found' });
     });
     cleanups.push(() => server.close());
+    const urls = () => server.requests.map((request) => request.url);
     const workspace = workspaceFor(server.url);
     await workspace.prepare();
     await workspace.prepare();
-    expect(server.requests.map((request) => request.url)).toEqual(['/server_info']);
+    expect(urls()).toEqual(['/server_info']);
+
+    // What serverInfo() read is kept for what needs the capabilities; serverInfo() asks anew.
+    const informed = workspaceFor(server.url);
+    await informed.serverInfo();
+    await informed.prepare();
+    expect(urls()).toEqual(['/server_info', '/server_info']);
+    await informed.serverInfo();
+    expect(urls()).toHaveLength(3);
 
     const unreachable = workspaceFor(`http://127.0.0.1:${await closedPort()}`);
     await expect(unreachable.prepare()).resolves.toBeUndefined();
     await unreachable.close();
     await expect(unreachable.prepare()).resolves.toBeUndefined();
-  });
-
-  it('keeps the capabilities serverInfo() read: what needs them does not ask again', async () => {
-    const server = await startTestDouble((request, _body, response) => {
-      if (request.url === '/server_info') return json(response, 200, { uptime: 1, idle_time: 0 });
-      json(response, 404, { detail: 'Not Found' });
-    });
-    cleanups.push(() => server.close());
-    const workspace = workspaceFor(server.url);
-    await workspace.serverInfo();
-    await workspace.prepare();
-    expect(server.requests.map((request) => request.url)).toEqual(['/server_info']);
-    // serverInfo() itself is never cached.
-    await workspace.serverInfo();
-    expect(server.requests).toHaveLength(2);
   });
 
   it('turns a body that is not JSON into PROTOCOL_ERROR', async () => {

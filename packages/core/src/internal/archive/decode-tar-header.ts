@@ -44,13 +44,12 @@ const GNU_MAGIC = [0x75, 0x73, 0x74, 0x61, 0x72, SPACE, SPACE, 0];
  * ustar nor GNU, a bad checksum) go to tar-stream's `decode`, which then decides.
  */
 export function decodeTarHeader(block: Buffer): TarHeader | null {
-  const fallback = () => decode(block, 'utf-8', false) as TarHeader | null;
   let sum = 8 * SPACE;
   for (let index = 0; index < 148; index += 1) sum += block[index] as number;
   for (let index = 156; index < 512; index += 1) sum += block[index] as number;
   if (sum === 8 * SPACE) return null;
   const ustar = holds(block, MAGIC_AT, USTAR_MAGIC);
-  if (!ustar && !holds(block, MAGIC_AT, GNU_MAGIC)) return fallback();
+  if (!ustar && !holds(block, MAGIC_AT, GNU_MAGIC)) return decodeWithTarStream(block);
   const checksum = octal(block, 148, 8);
   const mode = octal(block, 100, 8);
   const uid = octal(block, 108, 8);
@@ -69,7 +68,7 @@ export function decodeTarHeader(block: Buffer): TarHeader | null {
     devmajor < 0 ||
     devminor < 0
   ) {
-    return fallback();
+    return decodeWithTarStream(block);
   }
   let name = text(block, 0, 100);
   if (ustar && block[345] !== 0) name = `${text(block, 345, 155)}/${name}`;
@@ -91,6 +90,11 @@ export function decodeTarHeader(block: Buffer): TarHeader | null {
     devminor,
     pax: null,
   };
+}
+
+/** tar-stream's own reading of `block`, for what the fast path leaves to it. */
+function decodeWithTarStream(block: Buffer): TarHeader | null {
+  return decode(block, 'utf-8', false) as TarHeader | null;
 }
 
 /**

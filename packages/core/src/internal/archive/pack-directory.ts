@@ -81,8 +81,9 @@ const readAsync = promisify(read);
  * that vanishes or changes type while the tree is read is left out; a file that shrinks while
  * it is read, or a tree deeper than `MAX_ARCHIVE_DEPTH`, ends the stream in error.
  *
- * Headers (tar-stream's encoder) and small files are written straight into 256 KiB pieces, a
- * file read into its place with one `pread`: no stream or promise per entry.
+ * Headers (`TarOutput`: `encodeTarHeaderInto`, tar-stream's encoder for the rest) and small
+ * files are written straight into 256 KiB pieces, a file read into its place with one `pread`:
+ * no stream or promise per entry.
  */
 export function packDirectory(options: PackDirectoryOptions): Readable {
   const { signal } = options;

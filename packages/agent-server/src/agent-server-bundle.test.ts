@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_SERVER_LISTENING_EVENT } from '@agent-workspace/protocol';
@@ -27,6 +27,12 @@ describe('single-file bundle', () => {
     ]);
     expect(await readdir(path.join(outDir, 'static'))).toContain('swagger-ui-bundle.js');
     expect(await readdir(path.join(outDir, 'ui'))).toContain('index.html');
+  });
+
+  it("keeps proxy-chain's RequestError recognisable by name without keepNames", async () => {
+    const bundle = await readFile(path.join(outDir, 'agent-server.cjs'), 'latin1');
+    expect(bundle).toMatch(/this\.name\s*=\s*"RequestError"/);
+    expect(bundle).not.toMatch(/this\.name\s*=\s*_?RequestError\d*\.name/);
   });
 
   it('runs with plain node and serves health, info, docs and the web page', async () => {

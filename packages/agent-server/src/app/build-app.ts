@@ -156,7 +156,7 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
   if (options.ui && !uiRoot) {
     app.log.warn('@agent-workspace/ui is not built: / answers the server info instead of the page');
   }
-  if (uiRoot) await registerUiRoutes(app, uiRoot);
+  if (uiRoot) registerUiRoutes(app, uiRoot);
   await app.register(async (open) => {
     registerServerDetailsRoutes(open, context, { rootIsUi: uiRoot !== undefined });
     registerInitRoutes(open, context);

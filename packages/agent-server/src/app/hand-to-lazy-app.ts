@@ -12,8 +12,8 @@ export interface HandToLazyAppOptions {
 /**
  * A route handler that hands every request, as it came (body unread), to a Fastify app built on
  * the first request rather than at start-up: for routes whose plugins cost start-up time every
- * sandbox pays (Swagger UI, the port proxy's HTTP client). The owner's hooks ran first (session
- * key, CORS), and the headers they set go out with the lazy app's answer.
+ * sandbox pays (Swagger UI, the web page, the port proxy's HTTP client). The owner's hooks ran
+ * first (session key, CORS), and the headers they set go out with the lazy app's answer.
  */
 export function handToLazyApp({
   owner,

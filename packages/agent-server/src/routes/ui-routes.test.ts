@@ -1,9 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SESSION_API_KEY_HEADER } from '@agent-workspace/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/start-test-server.js';
 import { UI_CONTENT_SECURITY_POLICY, uiDistDir } from './ui-routes.js';
+
+// Counts the loads of the static file plugin: the page's app is built on its first request.
+const staticPlugin = vi.hoisted(() => ({ loads: 0 }));
+vi.mock('@fastify/static', async (importOriginal) => {
+  staticPlugin.loads += 1;
+  return importOriginal();
+});
 
 describe('ui routes', () => {
   let t: TestServer | undefined;
@@ -19,8 +26,10 @@ describe('ui routes', () => {
         '@agent-workspace/ui is not built: run pnpm --filter @agent-workspace/ui build',
       );
     t = await startTestServer({ sessionApiKeys: ['secret'] });
+    expect(staticPlugin.loads).toBe(0);
 
     const page = await fetch(`${t.url}/`);
+    expect(staticPlugin.loads).toBe(1);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('cache-control')).toBe('no-cache');

@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import { httpErrorBody } from '@agent-workspace/protocol';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { handToLazyApp } from '../app/hand-to-lazy-app.js';
 
 /** Set to `true` by the single-file bundle build (esbuild `define`); undeclared elsewhere. */
 declare const AGENT_SERVER_BUNDLE: boolean | undefined;
@@ -44,13 +45,32 @@ export function uiDistDir(): string | undefined {
 }
 
 /**
- * Serves the web page at `/` from `root`: one route per file found at start-up (no wildcard, so
- * no path outside `root` and no `/api` path is ever looked up), no directory listing, no dotfiles;
- * `index.html` revalidated on every load, hashed `assets/` cached for a year; every file with
+ * Serves the web page at `/` from `root`, through an app built on the first page request rather
+ * than at start-up (`@fastify/static` and its modules load then). Only what `root` holds at
+ * start-up is routed to it: `/`, each top-level file, and the paths under each top-level folder.
+ * That app has one route per file it finds (no wildcard, so no path outside `root` and no `/api`
+ * path is ever looked up), no directory listing, no dotfiles; `index.html` is revalidated on every
+ * load, hashed `assets/` cached for a year; every file goes out with
  * {@link UI_CONTENT_SECURITY_POLICY}, `nosniff` and no referrer.
  */
-export async function registerUiRoutes(app: FastifyInstance, root: string): Promise<void> {
-  await app.register(fastifyStatic, {
+export function registerUiRoutes(app: FastifyInstance, root: string): void {
+  const serve = handToLazyApp({ owner: app, build: () => buildUiApp(root) });
+  const hidden = { schema: { hide: true } };
+  app.get('/', hidden, serve);
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isFile()) app.get(`/${entry.name}`, hidden, serve);
+    else if (entry.isDirectory()) app.get(`/${entry.name}/*`, hidden, serve);
+  }
+}
+
+async function buildUiApp(root: string): Promise<FastifyInstance> {
+  const { default: fastifyStatic } = await import('@fastify/static');
+  const server = Fastify({ logger: false });
+  server.setNotFoundHandler((_request, reply) =>
+    reply.status(404).send(httpErrorBody('Not Found')),
+  );
+  await server.register(fastifyStatic, {
     root,
     prefix: '/',
     wildcard: false,
@@ -69,4 +89,6 @@ export async function registerUiRoutes(app: FastifyInstance, root: string): Prom
       );
     },
   });
+  await server.ready();
+  return server;
 }

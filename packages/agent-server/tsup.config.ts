@@ -43,8 +43,8 @@ const pinProxyChainErrorName: NonNullable<Options['esbuildPlugins']>[number] = {
  * tsup options of the single-file bundle in `outDir`: `agent-server.cjs`, the CLI with every
  * dependency inlined (but the runtime plugins' libraries) as one CommonJS file, runnable with
  * plain `node` where no `node_modules` exist (container images), and its launcher
- * `agent-server.mjs` (see `bundle/agent-server.mjs`: it compiles the bundle with a V8 code
- * cache when one was written). swagger-ui's `static` folder is copied to `<outDir>/static`,
+ * `agent-server-launcher.cjs` (see `bundle/`: it compiles the bundle with a V8 code cache when
+ * one was written; `agent-server.mjs` runs it as an ES module). swagger-ui's `static` folder is copied to `<outDir>/static`,
  * where the bundle serves `/docs` from, and the web page to `<outDir>/ui`, served at `/`.
  */
 export function bundleOptions(outDir: string): Options {
@@ -78,10 +78,9 @@ export function bundleOptions(outDir: string): Options {
     onSuccess: async () => {
       await cp(swaggerUiStatic, path.join(outDir, 'static'), { recursive: true });
       await cp(uiDist, path.join(outDir, 'ui'), { recursive: true });
-      await cp(
-        path.join(packageDir, 'bundle/agent-server.mjs'),
-        path.join(outDir, 'agent-server.mjs'),
-      );
+      for (const launcher of ['agent-server-launcher.cjs', 'agent-server.mjs']) {
+        await cp(path.join(packageDir, 'bundle', launcher), path.join(outDir, launcher));
+      }
     },
   };
 }

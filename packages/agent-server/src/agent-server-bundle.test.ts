@@ -18,8 +18,9 @@ describe('single-file bundle', () => {
   }, 120_000);
   afterAll(() => rm(outDir, { recursive: true, force: true }));
 
-  it('holds only the bundle, its launcher, swagger-ui assets and the web page', async () => {
+  it('holds only the bundle, its launchers, swagger-ui assets and the web page', async () => {
     expect((await readdir(outDir)).sort()).toEqual([
+      'agent-server-launcher.cjs',
       'agent-server.cjs',
       'agent-server.mjs',
       'static',
@@ -68,7 +69,7 @@ describe('single-file bundle', () => {
   });
 
   it('writes a V8 code cache once, starts from it, and starts without it or past a bad one', async () => {
-    const launcher = path.join(outDir, 'agent-server.mjs');
+    const launcher = path.join(outDir, 'agent-server-launcher.cjs');
     const cache = path.join(outDir, 'agent-server.cjs.cache');
     const start = async (env: NodeJS.ProcessEnv = process.env) => {
       const server = await spawnServerProcess([launcher, '--port', '0', '--working-dir', outDir], {

@@ -47,7 +47,7 @@ export async function resolveAgentServerPackage(
   for (const [file, hint] of [
     [dockerfilePath, 'the package is incomplete'],
     [
-      path.join(bundleDir, 'agent-server.mjs'),
+      path.join(bundleDir, 'agent-server-launcher.cjs'),
       'build it with `pnpm --filter @agent-workspace/agent-server build`',
     ],
   ] as const) {

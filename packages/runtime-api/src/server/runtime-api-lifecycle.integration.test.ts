@@ -215,7 +215,7 @@ context.describe('Runtime API server lifecycle: restart and idle reaping', () =>
         'sh',
         '-c',
         // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
-        'for p in /proc/[0-9]*; do case "$(tr "\\0" " " < $p/cmdline)" in node*agent-server.mjs*) kill -STOP ${p#/proc/};; esac; done',
+        'for p in /proc/[0-9]*; do case "$(tr "\\0" " " < $p/cmdline)" in node*agent-server-launcher.cjs*) kill -STOP ${p#/proc/};; esac; done',
       ],
     });
     await exec

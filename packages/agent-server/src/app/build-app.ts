@@ -64,6 +64,10 @@ export function createAgentServerApp(options: ResolvedAgentServerOptions): HttpA
     bodyLimit: MAX_JSON_BODY_BYTES,
     requestTimeoutMs: options.requestTimeoutSeconds * 1000,
     maxConnections: options.maxConnections,
+    // As in OpenHands, `GET` routes do not answer `HEAD`, but for those that set
+    // `exposeHeadRoute` (health, server info, downloads, the page, the docs): fewer routes to
+    // register at every start.
+    exposeHeadRoutes: false,
   });
 }
 

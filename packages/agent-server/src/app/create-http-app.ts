@@ -29,6 +29,12 @@ export interface CreateHttpAppOptions {
    * busy). Default `defaultMaxConnections(readOpenFilesLimit())`, derived from the open-files limit.
    */
   maxConnections?: number | undefined;
+  /**
+   * Whether every `GET` route answers `HEAD` too; when not, only the routes that set
+   * `exposeHeadRoute` do (each `HEAD` route is one more to register at start-up).
+   * @default true
+   */
+  exposeHeadRoutes?: boolean | undefined;
 }
 
 /** A Fastify app whose routes are typed by zod schemas. */
@@ -62,6 +68,7 @@ export function createHttpApp(options: CreateHttpAppOptions) {
     }),
     bodyLimit: options.bodyLimit,
     requestTimeout: options.requestTimeoutMs,
+    exposeHeadRoutes: options.exposeHeadRoutes ?? true,
     forceCloseConnections: true,
     return503OnClosing: true,
     // A missing Host is answered below, in the error envelope.

@@ -26,8 +26,9 @@ export function registerLazySwaggerUi(
     owner: app,
     build: () => buildSwaggerUi({ routePrefix, document, baseDir }),
   });
-  app.get(routePrefix, { schema: { hide: true } }, serve);
-  app.get(`${routePrefix}/*`, { schema: { hide: true } }, serve);
+  const hidden = { exposeHeadRoute: true, schema: { hide: true } };
+  app.get(routePrefix, hidden, serve);
+  app.get(`${routePrefix}/*`, hidden, serve);
 }
 
 async function buildSwaggerUi({

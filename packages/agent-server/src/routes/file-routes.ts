@@ -78,7 +78,7 @@ export function registerFileRoutes(scope: FastifyInstance, context: ServerContex
 
   app.get(
     AGENT_SERVER_ROUTES.fileDownload,
-    { schema: { tags, querystring: pathQuerySchema } },
+    { exposeHeadRoute: true, schema: { tags, querystring: pathQuerySchema } },
     async (request, reply) => {
       context.touch();
       const input = requireAbsolutePath(request.query.path);

@@ -41,6 +41,8 @@ export async function registerPortProxyRoutes(scope: FastifyInstance): Promise<v
       proxy.route({
         method: 'GET',
         url,
+        // The proxied server answers HEAD as it does.
+        exposeHeadRoute: true,
         schema: { hide: true },
         handler: forward,
         wsHandler: (client: ClientSocket, request: FastifyRequest) => {

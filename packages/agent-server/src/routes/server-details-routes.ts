@@ -63,6 +63,7 @@ export function registerServerDetailsRoutes(
   const trustBoundary = describeTrustBoundary(context.options);
   const tags = ['Server Details'];
   const health = {
+    exposeHeadRoute: true,
     schema: { tags, security: [], response: { 200: healthStatusSchema } },
   };
 
@@ -71,7 +72,7 @@ export function registerServerDetailsRoutes(
   // The server listens only once start-up is complete, so it is always ready.
   app.get(
     AGENT_SERVER_ROUTES.ready,
-    { schema: { tags, security: [], response: { 200: readyStatusSchema } } },
+    { exposeHeadRoute: true, schema: { tags, security: [], response: { 200: readyStatusSchema } } },
     async () => READY,
   );
 
@@ -112,7 +113,12 @@ export function registerServerDetailsRoutes(
       trust_boundary: trustBoundary,
     };
   };
-  const info = { schema: { tags, security: [], response: { 200: serverInfoWireSchema } } };
+  const info = {
+    exposeHeadRoute: true,
+    schema: { tags, security: [], response: { 200: serverInfoWireSchema } },
+  };
   app.get(AGENT_SERVER_ROUTES.serverInfo, info, serverInfo);
-  if (!routeOptions.rootIsUi) app.get('/', { schema: { ...info.schema, hide: true } }, serverInfo);
+  if (!routeOptions.rootIsUi) {
+    app.get('/', { ...info, schema: { ...info.schema, hide: true } }, serverInfo);
+  }
 }

@@ -55,7 +55,7 @@ export function uiDistDir(): string | undefined {
  */
 export function registerUiRoutes(app: FastifyInstance, root: string): void {
   const serve = handToLazyApp({ owner: app, build: () => buildUiApp(root) });
-  const hidden = { schema: { hide: true } };
+  const hidden = { exposeHeadRoute: true, schema: { hide: true } };
   app.get('/', hidden, serve);
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (entry.name.startsWith('.')) continue;

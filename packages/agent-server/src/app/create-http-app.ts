@@ -1,5 +1,10 @@
 import { httpErrorBody } from '@agent-workspace/protocol';
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { defaultMaxConnections, readOpenFilesLimit } from './default-max-connections.js';
 import { errorHandler } from './error-handler.js';
@@ -36,6 +41,16 @@ export interface CreateHttpAppOptions {
    */
   exposeHeadRoutes?: boolean | undefined;
 }
+
+/**
+ * zod validates and serializes every route: given as the compiler factories, Fastify does not
+ * load its own (ajv, fast-json-stringify and their modules) at construction. Fastify's types name
+ * ajv's factory, though it accepts any that returns a compiler.
+ */
+const ZOD_COMPILERS = {
+  buildValidator: () => zodValidatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'];
 
 /** A Fastify app whose routes are typed by zod schemas. */
 export type HttpApp = ReturnType<typeof createHttpApp>;
@@ -75,6 +90,7 @@ export function createHttpApp(options: CreateHttpAppOptions) {
     http: { requireHostHeader: false },
     clientErrorHandler,
     frameworkErrors,
+    schemaController: { compilersFactory: ZOD_COMPILERS },
   }).withTypeProvider<ZodTypeProvider>();
   registerJsonBodyParser(app as unknown as FastifyInstance);
   const connectionsLog = app.log.child({ component: 'connections' });

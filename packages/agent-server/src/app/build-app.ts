@@ -6,7 +6,6 @@ import {
 } from '@agent-workspace/protocol';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
-import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
@@ -41,6 +40,7 @@ import { VERSION } from '../version.js';
 import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { requireInitialized } from './deferred-init.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
+import { recordLazyOpenApi } from './lazy-open-api.js';
 import { registerLazySwaggerUi } from './lazy-swagger-ui.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
@@ -116,7 +116,8 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
     },
   });
   let schemaComponents: SchemaComponents | undefined;
-  await app.register(swagger, {
+  // Every route added from here on is documented; the document is built on its first request.
+  const openApi = recordLazyOpenApi(app, {
     openapi: {
       info: { title: 'agent-workspace agent-server', version: VERSION },
       components: {
@@ -129,7 +130,7 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
             name: INIT_API_KEY_HEADER,
           },
         },
-        // Converted on the first /openapi.json or /docs request, not on the start-up path.
+        // Converted with the rest of the document.
         get schemas() {
           schemaComponents ??= wireSchemaComponents();
           return schemaComponents;
@@ -144,7 +145,7 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
   // Built on the first /docs request: nothing of swagger-ui runs before the server listens.
   registerLazySwaggerUi(app, {
     routePrefix: '/docs',
-    document: () => app.swagger(),
+    document: () => openApi.document(),
     baseDir: swaggerUiBaseDir(),
   });
 
@@ -155,7 +156,7 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
   app.addHook('onRequest', async (request, reply) => {
     watchRequestBody(request, reply, bodyLimits);
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => openApi.document());
   const uiRoot = options.ui ? uiDistDir() : undefined;
   if (options.ui && !uiRoot) {
     app.log.warn('@agent-workspace/ui is not built: / answers the server info instead of the page');

@@ -8,7 +8,7 @@ export interface LazySwaggerUiOptions {
   /** Where the UI is served, e.g. `/docs`. */
   routePrefix: string;
   /** The OpenAPI document the UI shows; read on the first request. */
-  document: () => unknown;
+  document: () => Promise<unknown>;
   /** swagger-ui's asset folder; default the package's own (see `swaggerUiBaseDir`). */
   baseDir?: string | undefined;
 }
@@ -47,7 +47,7 @@ async function buildSwaggerUi({
   );
   await server.register(swagger, {
     mode: 'static',
-    specification: { document: document() as never },
+    specification: { document: (await document()) as never },
   });
   await server.register(swaggerUi, { routePrefix, ...(baseDir ? { baseDir } : {}) });
   await server.ready();

@@ -1,0 +1,57 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+
+/** The OpenAPI document of an app's routes, built when first asked for. */
+export interface LazyOpenApi {
+  /** The document; `@fastify/swagger` runs on the first call, later calls reuse its answer. */
+  document(): Promise<unknown>;
+}
+
+/**
+ * Records the routes added to `app` from now on (method, URL, schema, config) and builds their
+ * OpenAPI document on the first {@link LazyOpenApi.document} call rather than at start-up:
+ * `@fastify/swagger` (and its modules) then runs, with `options`, in an app of its own where the
+ * recorded routes are added again without handlers. Hidden routes (`schema.hide`) and the
+ * `HEAD` routes Fastify derives are left out, as `@fastify/swagger` leaves them out.
+ */
+export function recordLazyOpenApi(
+  app: FastifyInstance,
+  options: FastifyDynamicSwaggerOptions,
+): LazyOpenApi {
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide || route.method === 'HEAD') return;
+    routes.push(route);
+  });
+  let document: Promise<unknown> | undefined;
+  return {
+    document() {
+      document ??= buildDocument(routes, options).catch((error: unknown) => {
+        document = undefined;
+        throw error;
+      });
+      return document;
+    },
+  };
+}
+
+async function buildDocument(
+  routes: readonly RouteOptions[],
+  options: FastifyDynamicSwaggerOptions,
+): Promise<unknown> {
+  const { default: swagger } = await import('@fastify/swagger');
+  const app = Fastify({ logger: false, exposeHeadRoutes: false });
+  // Its routes never run: nothing to validate or serialize.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  try {
+    await app.register(swagger, options);
+    for (const { method, url, schema, config } of routes) {
+      app.route({ method, url, schema, config, handler: async () => null });
+    }
+    await app.ready();
+    return app.swagger();
+  } finally {
+    await app.close();
+  }
+}

@@ -43,9 +43,9 @@ export interface CreateHttpAppOptions {
 }
 
 /**
- * zod validates and serializes every route: given as the compiler factories, Fastify does not
- * load its own (ajv, fast-json-stringify and their modules) at construction. Fastify's types name
- * ajv's factory, though it accepts any that returns a compiler.
+ * zod validates and serializes every route. Given as Fastify's compiler factories, they are its
+ * only compilers: Fastify does not load its own (ajv, fast-json-stringify and their modules).
+ * Fastify's types name ajv's factory, though it accepts any that returns a compiler.
  */
 const ZOD_COMPILERS = {
   buildValidator: () => zodValidatorCompiler,
@@ -105,8 +105,6 @@ export function createHttpApp(options: CreateHttpAppOptions) {
       connectionsLog.warn({ code: error.code }, `accept failed: ${error.code ?? error.message}`),
   });
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutMs);
-  app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.addHook('onError', async (_request, _reply, error) => {
     if (isDescriptorExhaustion(error)) shedIdleConnections();

@@ -1,5 +1,16 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { httpErrorBody } from '@agent-workspace/protocol';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hijackKeepingHeaders } from './hijack-keeping-headers.js';
+
+/**
+ * A bare app for {@link handToLazyApp} to build on: no logger of its own, and a path it does not
+ * route answers 404 in the owner's `{"detail": "Not Found"}` envelope.
+ */
+export function createLazyApp(): FastifyInstance {
+  const app = Fastify({ logger: false });
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
+  return app;
+}
 
 /** Options of {@link handToLazyApp}. */
 export interface HandToLazyAppOptions {

@@ -1,7 +1,6 @@
-import { httpErrorBody } from '@agent-workspace/protocol';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { HttpApp } from './create-http-app.js';
-import { handToLazyApp } from './hand-to-lazy-app.js';
+import { createLazyApp, handToLazyApp } from './hand-to-lazy-app.js';
 
 /** Options of {@link registerLazySwaggerUi}. */
 export interface LazySwaggerUiOptions {
@@ -40,11 +39,7 @@ async function buildSwaggerUi({
     import('@fastify/swagger'),
     import('@fastify/swagger-ui'),
   ]);
-  const server = Fastify({ logger: false });
-  // A missing asset answers in the app's envelope.
-  server.setNotFoundHandler((_request, reply) =>
-    reply.status(404).send(httpErrorBody('Not Found')),
-  );
+  const server = createLazyApp();
   await server.register(swagger, {
     mode: 'static',
     specification: { document: (await document()) as never },

@@ -2,9 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { httpErrorBody } from '@agent-workspace/protocol';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { handToLazyApp } from '../app/hand-to-lazy-app.js';
+import type { FastifyInstance } from 'fastify';
+import { createLazyApp, handToLazyApp } from '../app/hand-to-lazy-app.js';
 
 /** Set to `true` by the single-file bundle build (esbuild `define`); undeclared elsewhere. */
 declare const AGENT_SERVER_BUNDLE: boolean | undefined;
@@ -66,10 +65,7 @@ export function registerUiRoutes(app: FastifyInstance, root: string): void {
 
 async function buildUiApp(root: string): Promise<FastifyInstance> {
   const { default: fastifyStatic } = await import('@fastify/static');
-  const server = Fastify({ logger: false });
-  server.setNotFoundHandler((_request, reply) =>
-    reply.status(404).send(httpErrorBody('Not Found')),
-  );
+  const server = createLazyApp();
   await server.register(fastifyStatic, {
     root,
     prefix: '/',

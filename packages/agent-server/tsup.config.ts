@@ -18,23 +18,77 @@ const uiDist = path.join(
   'dist',
 );
 
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/** One text replacement in a dependency's file, made as the bundle takes the file in. */
+interface SourcePatch {
+  /** The files it applies to. */
+  file: RegExp;
+  /** The exact text replaced (its first occurrence). */
+  text: string;
+  /** What replaces it. */
+  replacement: string;
+}
+
 /**
- * proxy-chain answers a refused request with the status of its `RequestError`, which it tells
- * by `name`, set from the class's own name; bundled, esbuild names that class `_RequestError`.
- * This pins the name, so the bundle needs no `keepNames`, whose `__name` call on every function
- * and class cost about 10 ms of every start.
+ * The bundle's own changes to its dependencies' code. A patch whose text is no longer there
+ * fails the build: the dependency changed, and the patch needs a new look.
+ *
+ * - proxy-chain answers a refused request with the status of its `RequestError`, which it
+ *   tells by `name`, set from the class's own name; bundled, esbuild names that class
+ *   `_RequestError`. The name is pinned, so the bundle needs no `keepNames`, whose `__name`
+ *   call on every function and class cost about 10 ms of every start.
+ * - find-my-way (Fastify's router) compiles, with `new Function`, a matcher for each static
+ *   path prefix and a params-object builder for each route as the route is added: code no V8
+ *   code cache keeps, about 3 ms of every start. The same checks as closures: a prefix is
+ *   matched with `startsWith`, the params object is filled in a loop.
+ * - Fastify loads Node's `http2` as it loads, for servers made with its `http2` option, which the
+ *   agent-server never sets: about 3 ms of every start. It loads on first use instead.
  */
-const pinProxyChainErrorName: NonNullable<Options['esbuildPlugins']>[number] = {
-  name: 'pin-proxy-chain-error-name',
+const BUNDLE_PATCHES: SourcePatch[] = [
+  {
+    file: /[\\/]proxy-chain[\\/]dist[\\/]request_error\.js$/,
+    text: 'this.name = RequestError.name;',
+    replacement: "this.name = 'RequestError';",
+  },
+  {
+    file: /[\\/]find-my-way[\\/]lib[\\/]node\.js$/,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the patched text is a template literal.
+    text: "return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`)",
+    replacement: 'return (path, i) => path.startsWith(prefix, i)',
+  },
+  {
+    file: /[\\/]find-my-way[\\/]lib[\\/]handler-storage\.js$/,
+    text: "return new Function('NullObject', fnBody.join('\\n'))(NullObject)",
+    replacement: `return function _createParamsObject (param0, param1, param2, param3, extraParams) {
+      const object = new NullObject()
+      for (let i = 0; i < params.length; i++) {
+        object[params[i]] = i === 0 ? param0 : i === 1 ? param1 : i === 2 ? param2 : i === 3 ? param3 : extraParams[i - 4]
+      }
+      return object
+    }`,
+  },
+  {
+    file: /[\\/]fastify[\\/]lib[\\/]server\.js$/,
+    text: "const http2 = require('node:http2')",
+    replacement: "const http2 = new Proxy({}, { get: (_, key) => require('node:http2')[key] })",
+  },
+];
+
+/** Applies {@link BUNDLE_PATCHES} as esbuild loads the files. */
+const patchDependencies: EsbuildPlugin = {
+  name: 'patch-dependencies',
   setup(build) {
-    build.onLoad({ filter: /[\\/]proxy-chain[\\/]dist[\\/]request_error\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const pinned = source.replace(
-        'this.name = RequestError.name;',
-        "this.name = 'RequestError';",
-      );
-      if (pinned === source) throw new Error(`${args.path}: no RequestError name to pin`);
-      return { contents: pinned, loader: 'js' };
+    const filter = new RegExp(BUNDLE_PATCHES.map((patch) => patch.file.source).join('|'));
+    build.onLoad({ filter }, async (args) => {
+      let source = await readFile(args.path, 'utf8');
+      for (const patch of BUNDLE_PATCHES.filter(({ file }) => file.test(args.path))) {
+        if (!source.includes(patch.text)) {
+          throw new Error(`${args.path}: no ${JSON.stringify(patch.text)} to patch`);
+        }
+        source = source.replace(patch.text, () => patch.replacement);
+      }
+      return { contents: source, loader: 'js' };
     });
   },
 };
@@ -69,7 +123,7 @@ export function bundleOptions(outDir: string): Options {
     // every start (6–10 ms of ~170). Names stay (no identifier minification), so stack traces
     // still name their functions.
     minifyWhitespace: true,
-    esbuildPlugins: [pinProxyChainErrorName],
+    esbuildPlugins: [patchDependencies],
     // `import()` of those libraries becomes `require()`: V8 drops a script's dynamic-import
     // callback when its code comes from a code cache.
     esbuildOptions: (esbuild) => {

@@ -36,6 +36,57 @@ describe('single-file bundle', () => {
     expect(bundle).not.toMatch(/this\.name\s*=\s*_?RequestError\d*\.name/);
   });
 
+  it('serves without compiling route matchers or zod parsers from text, or loading http2', async () => {
+    // Records the source of every function the process compiles from text, and the Node modules
+    // it loaded, printed at exit.
+    const recorder = path.join(outDir, 'record-compiled-functions.cjs');
+    await writeFile(
+      recorder,
+      `const bodies = [];
+const record = (args) => { bodies.push(String(args[args.length - 1] ?? '')); };
+globalThis.Function = new Proxy(Function, {
+  construct(target, args) { record(args); return Reflect.construct(target, args); },
+  apply(target, self, args) { record(args); return Reflect.apply(target, self, args); },
+});
+process.on('exit', () => {
+  process.stderr.write('compiled:' + JSON.stringify(bodies) + '\\n');
+  process.stderr.write('modules:' + JSON.stringify(process.moduleLoadList) + '\\n');
+});`,
+    );
+    const apiKey = 'a'.repeat(32);
+    const server = await spawnServerProcess(
+      ['--require', recorder, path.join(outDir, 'agent-server-launcher.cjs'), '--port', '0'],
+      { cwd: outDir, env: { ...process.env, SESSION_API_KEY: apiKey } },
+    );
+    let stderr = '';
+    server.child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      const headers = { 'X-Session-API-Key': apiKey, 'content-type': 'application/json' };
+      expect((await fetch(`${server.url}/server_info`, { headers })).status).toBe(200);
+      const command = await fetch(`${server.url}/api/bash/execute_bash_command`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ command: 'true' }),
+      });
+      expect(await command.json()).toMatchObject({ exit_code: 0 });
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+    const bodies = JSON.parse(/compiled:(.*)/.exec(stderr)?.[1] ?? 'null') as string[];
+    // The recorder sees what is still compiled: find-my-way's constraint matchers.
+    expect(bodies.some((body) => body.includes('derivedConstraints'))).toBe(true);
+    expect(bodies.filter((body) => body.includes('path.charCodeAt(i + '))).toEqual([]);
+    expect(bodies.filter((body) => body.includes('_createParamsObject'))).toEqual([]);
+    expect(bodies.filter((body) => body.includes('function (payload, ctx)'))).toEqual([]);
+    const modules = JSON.parse(/modules:(.*)/.exec(stderr)?.[1] ?? 'null') as string[];
+    expect(modules).toContain('NativeModule http');
+    expect(modules).not.toContain('NativeModule http2');
+  });
+
   it('runs with plain node and serves health, info, docs and the web page', async () => {
     const server = await spawnServerProcess(
       [path.join(outDir, 'agent-server.mjs'), '--port', '0', '--working-dir', outDir],

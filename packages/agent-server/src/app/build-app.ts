@@ -5,7 +5,6 @@ import {
   SESSION_API_KEY_HEADER,
 } from '@agent-workspace/protocol';
 import cors from '@fastify/cors';
-import multipart from '@fastify/multipart';
 import websocket from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
@@ -13,23 +12,14 @@ import type { ResolvedAgentServerOptions } from '../agent-server-options.js';
 import { registerActionRoutes } from '../routes/action-routes.js';
 import { registerArchiveRoutes } from '../routes/archive-routes.js';
 import { registerBashRoutes } from '../routes/bash-routes.js';
-import { registerConversationConfirmationRoutes } from '../routes/conversation-confirmation-routes.js';
-import { registerConversationControlRoutes } from '../routes/conversation-control-routes.js';
-import { registerConversationEventRoutes } from '../routes/conversation-event-routes.js';
-import { registerConversationLLMRoutes } from '../routes/conversation-llm-routes.js';
-import { registerConversationRoutes } from '../routes/conversation-routes.js';
-import { registerConversationSecretRoutes } from '../routes/conversation-secret-routes.js';
 import { registerDirectoryListingRoutes } from '../routes/directory-listing-routes.js';
-import { registerFileBrowserRoutes } from '../routes/file-browser-routes.js';
-import { registerFileRoutes } from '../routes/file-routes.js';
-import { registerGitRoutes } from '../routes/git-routes.js';
 import { INIT_API_KEY_SECURITY_SCHEME, registerInitRoutes } from '../routes/init-routes.js';
+import { lazyRouteGroups } from '../routes/lazy-route-groups.js';
 import { registerPluginRoutes } from '../routes/plugin-routes.js';
 import { registerPortProxyRoutes } from '../routes/port-proxy-routes.js';
 import { registerServerDetailsRoutes } from '../routes/server-details-routes.js';
 import { registerToolRoutes } from '../routes/tool-routes.js';
 import { registerUiRoutes, uiDistDir } from '../routes/ui-routes.js';
-import { registerWorkspaceArchiveRoutes } from '../routes/workspace-archive-routes.js';
 import { registerWorkspaceIdentityRoutes } from '../routes/workspace-identity-routes.js';
 import { registerWorkspaceMetricsRoutes } from '../routes/workspace-metrics-routes.js';
 import { registerBashEventsSocket } from '../sockets/bash-events-socket.js';
@@ -41,6 +31,7 @@ import { createHttpApp, type HttpApp } from './create-http-app.js';
 import { requireInitialized } from './deferred-init.js';
 import { isAllowedOrigin } from './is-allowed-origin.js';
 import { recordLazyOpenApi } from './lazy-open-api.js';
+import { registerLazyRouteGroup } from './lazy-route-group.js';
 import { registerLazySwaggerUi } from './lazy-swagger-ui.js';
 import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
@@ -53,9 +44,6 @@ export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /** Largest websocket frame a client may send (stdin data, commands). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
-
-/** Most parts (files and fields) one multipart body may hold. */
-const MAX_MULTIPART_PARTS = 100;
 
 /** The agent-server's Fastify app with its limits and logger, before any plugin or route. */
 export function createAgentServerApp(options: ResolvedAgentServerOptions): HttpApp {
@@ -106,15 +94,6 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
     },
   });
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
-  await app.register(multipart, {
-    limits: {
-      fileSize: options.maxUploadBytes,
-      parts: MAX_MULTIPART_PARTS,
-      fields: MAX_MULTIPART_PARTS,
-      fieldSize: 64 * 1024,
-      headerPairs: 100,
-    },
-  });
   let schemaComponents: SchemaComponents | undefined;
   // Every route added from here on is documented; the document is built on its first request.
   const openApi = recordLazyOpenApi(app, {
@@ -177,16 +156,10 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
       api.addHook('onRequest', requireInitialized(context));
       registerToolRoutes(api);
       registerBashRoutes(api, context);
-      registerFileRoutes(api, context);
-      registerFileBrowserRoutes(api, context);
-      registerWorkspaceArchiveRoutes(api, context);
-      registerGitRoutes(api, context);
-      registerConversationRoutes(api, context);
-      registerConversationEventRoutes(api, context);
-      registerConversationControlRoutes(api, context);
-      registerConversationConfirmationRoutes(api, context);
-      registerConversationSecretRoutes(api, context);
-      registerConversationLLMRoutes(api, context);
+      // Files, git and conversations: made on their first request.
+      for (const group of lazyRouteGroups(context)) {
+        await registerLazyRouteGroup(api, group, { bodyLimit: MAX_JSON_BODY_BYTES, openApi });
+      }
       registerActionRoutes(api, context);
       registerPluginRoutes(api, context);
       if (options.extensions) {

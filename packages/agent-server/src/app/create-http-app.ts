@@ -120,3 +120,36 @@ export function createHttpApp(options: CreateHttpAppOptions) {
   });
   return app;
 }
+
+/** Options of {@link createHandedRequestApp}. */
+export interface CreateHandedRequestAppOptions {
+  /** The app from {@link createHttpApp} that hands it requests; its logger logs for both. */
+  owner: FastifyInstance;
+  /** Largest JSON body, in bytes (the owner's). */
+  bodyLimit: number;
+}
+
+/**
+ * An app for requests that an app from {@link createHttpApp} hands on as they came (see
+ * `handToLazyApp`): the same strict JSON body parser, zod validation and serialization, error
+ * envelope and not-found answer, and the owner's logger. It has no server of its own: the
+ * owner's connection limits and timeouts apply, and its hooks ran first.
+ */
+export function createHandedRequestApp({ owner, bodyLimit }: CreateHandedRequestAppOptions) {
+  const app = Fastify({
+    loggerInstance: owner.log,
+    // The owner logs the request.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    exposeHeadRoutes: false,
+    frameworkErrors,
+    schemaController: { compilersFactory: ZOD_COMPILERS },
+  }).withTypeProvider<ZodTypeProvider>();
+  registerJsonBodyParser(app as unknown as FastifyInstance);
+  app.setErrorHandler(errorHandler);
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isDescriptorExhaustion(error)) shedIdleConnections();
+  });
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
+  return app;
+}

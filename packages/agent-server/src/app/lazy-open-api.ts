@@ -1,10 +1,19 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import type { HttpApp } from './create-http-app.js';
+
+/** Adds routes to an app: those of a group that the owner serves from an app of its own. */
+export type RouteRegistrar = (app: HttpApp) => Promise<void>;
 
 /** The OpenAPI document of an app's routes, built when first asked for. */
 export interface LazyOpenApi {
   /** The document; `@fastify/swagger` runs on the first call, later calls reuse its answer. */
   document(): Promise<unknown>;
+  /**
+   * Documents the routes `register` adds as the app's own (a lazy route group's): they are
+   * added, without their handlers running, to the app that builds the document.
+   */
+  include(register: RouteRegistrar): void;
 }
 
 /**
@@ -19,6 +28,7 @@ export function recordLazyOpenApi(
   options: FastifyDynamicSwaggerOptions,
 ): LazyOpenApi {
   const routes: RouteOptions[] = [];
+  const registrars: RouteRegistrar[] = [];
   app.addHook('onRoute', (route) => {
     if (route.schema?.hide || route.method === 'HEAD') return;
     routes.push(route);
@@ -26,17 +36,21 @@ export function recordLazyOpenApi(
   let document: Promise<unknown> | undefined;
   return {
     document() {
-      document ??= buildDocument(routes, options).catch((error: unknown) => {
+      document ??= buildDocument(routes, registrars, options).catch((error: unknown) => {
         document = undefined;
         throw error;
       });
       return document;
+    },
+    include(register) {
+      registrars.push(register);
     },
   };
 }
 
 async function buildDocument(
   routes: readonly RouteOptions[],
+  registrars: readonly RouteRegistrar[],
   options: FastifyDynamicSwaggerOptions,
 ): Promise<unknown> {
   const { default: swagger } = await import('@fastify/swagger');
@@ -48,6 +62,9 @@ async function buildDocument(
     await app.register(swagger, options);
     for (const { method, url, schema, config } of routes) {
       app.route({ method, url, schema, config, handler: async () => null });
+    }
+    for (const register of registrars) {
+      await app.register(async (scope) => register(scope as unknown as HttpApp));
     }
     await app.ready();
     return app.swagger();

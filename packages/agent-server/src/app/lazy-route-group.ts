@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { createHandedRequestApp, type HttpApp } from './create-http-app.js';
+import { handToLazyApp } from './hand-to-lazy-app.js';
+import type { LazyOpenApi } from './lazy-open-api.js';
+
+/** Routes that share a path prefix and are not needed before a first command. */
+export interface LazyRouteGroup {
+  /** The path every route of the group is under, e.g. `/api/conversations`. */
+  prefix: string;
+  /**
+   * The methods its routes answer (`HEAD` where a route sets `exposeHeadRoute`); another
+   * method is the owner's to answer. Never `OPTIONS`, the owner's CORS preflight.
+   */
+  methods: ('DELETE' | 'GET' | 'HEAD' | 'PATCH' | 'POST' | 'PUT')[];
+  /** Adds the group's routes, and any plugin only they use, to `app`. */
+  register: (app: HttpApp) => Promise<void>;
+}
+
+/** Options of {@link registerLazyRouteGroup}. */
+export interface RegisterLazyRouteGroupOptions {
+  /** Largest JSON body, in bytes (the owner's). */
+  bodyLimit: number;
+  /** The owner's OpenAPI document, which lists the group's routes as its own. */
+  openApi: LazyOpenApi;
+}
+
+/**
+ * Registers `group` on `scope` as two routes, `<prefix>` and `<prefix>/*`, for its methods. Their
+ * requests go, as they came (body unread), to an app made on the first of them
+ * (`handToLazyApp`, `createHandedRequestApp`): a start registers neither the group's routes nor
+ * its plugins, and loads its modules on first use. `scope`'s hooks (session key, deferred init,
+ * CORS) run first; the group's app answers the rest in the same envelope, 404 included for a
+ * path under the prefix that none of its routes serves. The OpenAPI document lists its routes.
+ */
+export function registerLazyRouteGroup(
+  scope: FastifyInstance,
+  group: LazyRouteGroup,
+  { bodyLimit, openApi }: RegisterLazyRouteGroupOptions,
+): Promise<void> {
+  openApi.include(group.register);
+  return scope.register(async (owner) => {
+    owner.removeAllContentTypeParsers();
+    owner.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    const handOn = handToLazyApp({
+      owner,
+      build: async () => {
+        const app = createHandedRequestApp({ owner, bodyLimit });
+        await group.register(app);
+        await app.ready();
+        return app as unknown as FastifyInstance;
+      },
+    });
+    for (const url of [group.prefix, `${group.prefix}/*`]) {
+      owner.route({ method: group.methods, url, schema: { hide: true }, handler: handOn });
+    }
+  }) as unknown as Promise<void>;
+}

@@ -158,7 +158,11 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
       registerBashRoutes(api, context);
       // Files, git and conversations: made on their first request.
       for (const group of lazyRouteGroups(context)) {
-        await registerLazyRouteGroup(api, group, { bodyLimit: MAX_JSON_BODY_BYTES, openApi });
+        await registerLazyRouteGroup(api, group, {
+          bodyLimit: MAX_JSON_BODY_BYTES,
+          bodyLimits,
+          openApi,
+        });
       }
       registerActionRoutes(api, context);
       registerPluginRoutes(api, context);

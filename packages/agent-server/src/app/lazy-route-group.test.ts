@@ -49,7 +49,11 @@ describe('registerLazyRouteGroup', () => {
         await reply.status(401).send({ detail: 'Unauthorized' });
       reply.header('x-owner', 'ran');
     });
-    await registerLazyRouteGroup(app, group, { bodyLimit: BODY_LIMIT, openApi });
+    await registerLazyRouteGroup(app, group, {
+      bodyLimit: BODY_LIMIT,
+      bodyLimits: { idleMs: 60_000, minBytesPerSecond: 1 },
+      openApi,
+    });
     await app.ready();
     return openApi;
   }

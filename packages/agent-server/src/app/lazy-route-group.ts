@@ -1,7 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import { createHandedRequestApp, type HttpApp } from './create-http-app.js';
 import { handToLazyApp } from './hand-to-lazy-app.js';
 import type { LazyOpenApi } from './lazy-open-api.js';
+import {
+  type BodyWatchedElsewhere,
+  type RequestBodyLimits,
+  watchRequestBody,
+} from './watch-request-body.js';
 
 /** Routes that share a path prefix and are not needed before a first command. */
 export interface LazyRouteGroup {
@@ -20,6 +25,11 @@ export interface LazyRouteGroup {
 export interface RegisterLazyRouteGroupOptions {
   /** Largest JSON body, in bytes (the owner's). */
   bodyLimit: number;
+  /**
+   * The owner's limits on a slow or stalled body: the group's app watches the bodies, so the
+   * 408 goes out on the reply that answers the request.
+   */
+  bodyLimits: RequestBodyLimits;
   /** The owner's OpenAPI document, which lists the group's routes as its own. */
   openApi: LazyOpenApi;
 }
@@ -35,7 +45,7 @@ export interface RegisterLazyRouteGroupOptions {
 export function registerLazyRouteGroup(
   scope: FastifyInstance,
   group: LazyRouteGroup,
-  { bodyLimit, openApi }: RegisterLazyRouteGroupOptions,
+  { bodyLimit, bodyLimits, openApi }: RegisterLazyRouteGroupOptions,
 ): Promise<void> {
   openApi.include(group.register);
   return scope.register(async (owner) => {
@@ -45,13 +55,18 @@ export function registerLazyRouteGroup(
       owner,
       build: async () => {
         const app = createHandedRequestApp({ owner, bodyLimit });
+        app.addHook('onRequest', async (request, reply) => {
+          watchRequestBody(request, reply, bodyLimits);
+        });
         await group.register(app);
         await app.ready();
         return app as unknown as FastifyInstance;
       },
     });
+    const watched: BodyWatchedElsewhere = { bodyWatchedElsewhere: true };
+    const config = watched as FastifyContextConfig;
     for (const url of [group.prefix, `${group.prefix}/*`]) {
-      owner.route({ method: group.methods, url, schema: { hide: true }, handler: handOn });
+      owner.route({ method: group.methods, url, schema: { hide: true }, config, handler: handOn });
     }
   }) as unknown as Promise<void>;
 }

@@ -9,6 +9,15 @@ export interface RequestBodyLimits {
   minBytesPerSecond: number;
 }
 
+/**
+ * Route config of a route that hands its requests on to another app which watches their bodies
+ * itself (a lazy route group's catch-alls): {@link watchRequestBody} then leaves the 408 of a
+ * handed-on request to that app, and still lingers after an answer of its own (401, 503).
+ */
+export interface BodyWatchedElsewhere {
+  bodyWatchedElsewhere?: true;
+}
+
 /** How long the rest of a body is read and discarded after an early answer (401, 413, ...). */
 export const LINGER_MS = 5000;
 
@@ -33,6 +42,7 @@ export function watchRequestBody(
   const raw = request.raw;
   const socket = raw.socket;
   if (raw.complete || !socket || !hasBody(request)) return;
+  const { bodyWatchedElsewhere } = request.routeOptions.config as BodyWatchedElsewhere;
   const tickMs = Math.max(10, Math.min(1000, limits.idleMs / 4));
   let lastRead = socket.bytesRead;
   let received = 0;
@@ -40,6 +50,8 @@ export function watchRequestBody(
   let activeMs = 0;
   const expire = (reason: string): void => {
     clearInterval(timer);
+    // Handed on and not answered yet: the app it went to watches the body and answers.
+    if (bodyWatchedElsewhere && reply.sent && !reply.raw.headersSent) return;
     if (reply.sent) {
       socket.destroy();
       return;

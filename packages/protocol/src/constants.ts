@@ -47,6 +47,7 @@ export {
 export { utf8ByteLength } from './limits/utf8-byte-length.js';
 export { AGENT_SERVER_LISTENING_EVENT } from './wire/agent-server-ready.js';
 export {
+  AGENT_SERVER_ROUTE_PREFIXES,
   AGENT_SERVER_ROUTES,
   bashEventPath,
   conversationPath,

@@ -92,7 +92,7 @@ export function createHttpApp(options: CreateHttpAppOptions) {
     frameworkErrors,
     schemaController: { compilersFactory: ZOD_COMPILERS },
   }).withTypeProvider<ZodTypeProvider>();
-  registerJsonBodyParser(app as unknown as FastifyInstance);
+  answerLikeEveryServer(app as unknown as FastifyInstance);
   const connectionsLog = app.log.child({ component: 'connections' });
   trackConnections({
     server: app.server,
@@ -105,11 +105,6 @@ export function createHttpApp(options: CreateHttpAppOptions) {
       connectionsLog.warn({ code: error.code }, `accept failed: ${error.code ?? error.message}`),
   });
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutMs);
-  app.setErrorHandler(errorHandler);
-  app.addHook('onError', async (_request, _reply, error) => {
-    if (isDescriptorExhaustion(error)) shedIdleConnections();
-  });
-  app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
   app.addHook('onRequest', async (request, reply) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       return reply
@@ -145,11 +140,19 @@ export function createHandedRequestApp({ owner, bodyLimit }: CreateHandedRequest
     frameworkErrors,
     schemaController: { compilersFactory: ZOD_COMPILERS },
   }).withTypeProvider<ZodTypeProvider>();
-  registerJsonBodyParser(app as unknown as FastifyInstance);
+  answerLikeEveryServer(app as unknown as FastifyInstance);
+  return app;
+}
+
+/**
+ * What every app of ours answers with: the strict JSON body parser, the `{"detail": ...}` error
+ * envelope and 404, and idle connections shed when a request fails for lack of descriptors.
+ */
+function answerLikeEveryServer(app: FastifyInstance): void {
+  registerJsonBodyParser(app);
   app.setErrorHandler(errorHandler);
   app.addHook('onError', async (_request, _reply, error) => {
     if (isDescriptorExhaustion(error)) shedIdleConnections();
   });
   app.setNotFoundHandler((_request, reply) => reply.status(404).send(httpErrorBody('Not Found')));
-  return app;
 }

@@ -43,3 +43,12 @@ export function handToLazyApp({
     app.routing(request.raw, hijackKeepingHeaders(reply));
   };
 }
+
+/**
+ * Leaves request bodies unread in `scope`, for routes that hand requests on with
+ * {@link handToLazyApp}: the app they go to reads them.
+ */
+export function passBodiesThrough(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+}

@@ -127,6 +127,19 @@ describe('registerLazyRouteGroup', () => {
     }
   });
 
+  it('refuses to make a group with a route its catch-alls do not lead to', async () => {
+    const group = thingsGroup();
+    await start({
+      ...group,
+      register: async (app) => {
+        await group.register(app);
+        app.put('/things/:id', async () => ({}));
+      },
+    });
+    const answer = await call('GET', '/things/7');
+    expect(answer.statusCode).toBe(500);
+  });
+
   it("lists the group's routes in the owner's OpenAPI document, not its catch-alls", async () => {
     const group = thingsGroup();
     const openApi = await start(group);

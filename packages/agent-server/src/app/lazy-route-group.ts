@@ -1,6 +1,6 @@
-import type { FastifyContextConfig, FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
 import { createHandedRequestApp, type HttpApp } from './create-http-app.js';
-import { handToLazyApp } from './hand-to-lazy-app.js';
+import { handToLazyApp, passBodiesThrough } from './hand-to-lazy-app.js';
 import type { LazyOpenApi } from './lazy-open-api.js';
 import {
   type BodyWatchedElsewhere,
@@ -10,7 +10,7 @@ import {
 
 /** Routes that share a path prefix and are not needed before a first command. */
 export interface LazyRouteGroup {
-  /** The path every route of the group is under, e.g. `/api/conversations`. */
+  /** The path every route of the group is under (an `AGENT_SERVER_ROUTE_PREFIXES` entry). */
   prefix: string;
   /**
    * The methods its routes answer (`HEAD` where a route sets `exposeHeadRoute`); another
@@ -49,12 +49,13 @@ export function registerLazyRouteGroup(
 ): Promise<void> {
   openApi.include(group.register);
   return scope.register(async (owner) => {
-    owner.removeAllContentTypeParsers();
-    owner.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    passBodiesThrough(owner);
     const handOn = handToLazyApp({
       owner,
       build: async () => {
         const app = createHandedRequestApp({ owner, bodyLimit });
+        // A route the catch-alls do not lead to would never be reached.
+        app.addHook('onRoute', (route) => assertReachable(group, route));
         app.addHook('onRequest', async (request, reply) => {
           watchRequestBody(request, reply, bodyLimits);
         });
@@ -69,4 +70,17 @@ export function registerLazyRouteGroup(
       owner.route({ method: group.methods, url, schema: { hide: true }, config, handler: handOn });
     }
   }) as unknown as Promise<void>;
+}
+
+/** Throws when `route` is outside `group`'s prefix or answers a method the group does not list. */
+function assertReachable(group: LazyRouteGroup, route: RouteOptions): void {
+  const { prefix, methods } = group;
+  const methodsOf = Array.isArray(route.method) ? route.method : [route.method];
+  const outside = route.url !== prefix && !route.url.startsWith(`${prefix}/`);
+  const unlisted = methodsOf.filter((method) => !(methods as string[]).includes(method));
+  if (outside || unlisted.length > 0) {
+    throw new Error(
+      `route ${methodsOf.join(',')} ${route.url} is not reached through the ${prefix} group (methods ${methods.join(', ')})`,
+    );
+  }
 }

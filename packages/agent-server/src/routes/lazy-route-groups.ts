@@ -1,3 +1,4 @@
+import { AGENT_SERVER_ROUTE_PREFIXES } from '@agent-workspace/protocol/constants';
 import type { LazyRouteGroup } from '../app/lazy-route-group.js';
 import type { ServerContext } from '../app/server-context.js';
 
@@ -6,14 +7,15 @@ const MAX_MULTIPART_PARTS = 100;
 
 /**
  * The route groups a first command does not need, each served from an app made on its first
- * request (see `registerLazyRouteGroup`): `/api/file` (uploads with the multipart plugin,
- * downloads, the file browser, workspace archives), `/api/git` and `/api/conversations`.
+ * request (see `registerLazyRouteGroup`), one per `AGENT_SERVER_ROUTE_PREFIXES` entry: files
+ * (uploads with the multipart plugin, downloads, the file browser, workspace archives), git and
+ * conversations.
  */
 export function lazyRouteGroups(context: ServerContext): LazyRouteGroup[] {
   const { options } = context;
   return [
     {
-      prefix: '/api/file',
+      prefix: AGENT_SERVER_ROUTE_PREFIXES.file,
       methods: ['GET', 'HEAD', 'POST'],
       register: async (app) => {
         const [multipart, files, browser, archive] = await Promise.all([
@@ -37,7 +39,7 @@ export function lazyRouteGroups(context: ServerContext): LazyRouteGroup[] {
       },
     },
     {
-      prefix: '/api/git',
+      prefix: AGENT_SERVER_ROUTE_PREFIXES.git,
       methods: ['GET'],
       register: async (app) => {
         const { registerGitRoutes } = await import('./git-routes.js');
@@ -45,7 +47,7 @@ export function lazyRouteGroups(context: ServerContext): LazyRouteGroup[] {
       },
     },
     {
-      prefix: '/api/conversations',
+      prefix: AGENT_SERVER_ROUTE_PREFIXES.conversations,
       methods: ['DELETE', 'GET', 'PATCH', 'POST'],
       register: async (app) => {
         const [conversations, events, control, confirmation, secrets, llm] = await Promise.all([

@@ -6,7 +6,7 @@ import {
 import type { WebSocket as ClientSocket } from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import WebSocket from 'ws';
-import { handToLazyApp } from '../app/hand-to-lazy-app.js';
+import { handToLazyApp, passBodiesThrough } from '../app/hand-to-lazy-app.js';
 import { HttpError } from '../app/http-error.js';
 import { SESSION_KEY_HEADER_NAME } from '../app/session-auth.js';
 
@@ -56,12 +56,6 @@ export async function registerPortProxyRoutes(scope: FastifyInstance): Promise<v
 
 const PROXY_URLS = [`${PORT_PROXY_ROUTE_PREFIX}/:port`, `${PORT_PROXY_ROUTE_PREFIX}/:port/*`];
 const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
-
-/** Bodies pass through unread. */
-function passBodiesThrough(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-}
 
 /** The app that streams proxied requests with reply-from, built on the first one. */
 async function buildForwarder(): Promise<FastifyInstance> {

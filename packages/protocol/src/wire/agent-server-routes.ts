@@ -8,6 +8,17 @@ export const SESSION_API_KEY_HEADER = 'X-Session-API-Key';
 export const SESSION_API_KEY_QUERY_PARAMETER = 'session_api_key';
 
 /**
+ * Path prefixes the agent-server's routes are grouped under: every route of a group (in
+ * {@link AGENT_SERVER_ROUTES} and `FILE_BROWSER_ROUTES`) is the prefix or starts with it and a
+ * `/`. The agent-server serves each group from an app made on the group's first request.
+ */
+export const AGENT_SERVER_ROUTE_PREFIXES = {
+  file: '/api/file',
+  git: '/api/git',
+  conversations: '/api/conversations',
+} as const;
+
+/**
  * Paths of the agent-server routes, the one spelling client and server share. `bashEvent` is a
  * route pattern (`:event_id`); clients build the path with {@link bashEventPath}.
  */
@@ -52,7 +63,7 @@ export const AGENT_SERVER_ROUTES = {
   gitCommitChanges: '/api/git/commits/:sha/changes',
   /** Our extension (`WORKSPACE_IDENTITY_CAPABILITY`): identity of the server's working directory. */
   workspaceIdentity: '/api/workspace/identity',
-  conversations: '/api/conversations',
+  conversations: AGENT_SERVER_ROUTE_PREFIXES.conversations,
   searchConversations: '/api/conversations/search',
   countConversations: '/api/conversations/count',
   conversation: '/api/conversations/:conversation_id',

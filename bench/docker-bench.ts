@@ -8,6 +8,7 @@ import { AGENT_SERVER_LISTENING_EVENT } from '@agent-workspace/protocol';
 import Docker from 'dockerode';
 import { execa } from 'execa';
 import { GenericContainer } from 'testcontainers';
+import { bareNodeServerStart } from './bare-node-server-start.js';
 import {
   bestOf,
   type Comparison,
@@ -181,25 +182,59 @@ async function benchColdStart(
 
 /**
  * Container start → first command against testcontainers (`GenericContainer.start()` →
- * `exec(['true'])`, Ryuk disabled: no image can be pulled), interleaved one pair per round.
+ * `exec(['true'])`, Ryuk disabled: no image can be pulled), interleaved one of each per round,
+ * and the floor of a Node server against the same baseline (see {@link bareNodeServerStart}):
+ * what no server written in Node can go under, however little it loads.
  */
-async function benchTestcontainers(image: string): Promise<Comparison> {
+async function benchTestcontainers(image: string): Promise<Comparison[]> {
   process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
-  const { baseline, candidate } = await bestOf({
+  const docker = new Docker();
+  const { baseline, candidate } = await bestOf<{
+    testcontainers?: number;
+    ours?: number;
+    floor?: number;
+  }>({
     rounds: COLD_START_ROUNDS,
     warmup: 1,
-    baseline: () => testcontainersStart(image),
-    candidate: async () => (await coldStart(image, 'auto')).total,
+    baseline: async () => ({ testcontainers: await testcontainersStart(image) }),
+    candidate: async (round) => {
+      const ours = async () => (await coldStart(image, 'auto')).total;
+      const floor = () => bareNodeServerStart(docker, image);
+      if (round % 2 === 0) return { ours: await ours(), floor: await floor() };
+      const floorFirst = await floor();
+      return { ours: await ours(), floor: floorFirst };
+    },
   });
-  return roundsComparison({
-    scenario: 'Container start → first command vs testcontainers',
-    baseline: { name: 'GenericContainer.start() → exec true', samples: baseline },
-    candidate: { name: 'DockerWorkspace.create → first command', samples: candidate },
-    unit: 'ms',
-    higherIsBetter: false,
-    target: 'p50 ≤ 1.0× testcontainers',
-    notes: `testcontainers runs the image with entrypoint sleep infinity and execs true; ours starts the agent-server and runs true through it (connect 'auto')`,
-  });
+  const testcontainers = {
+    name: 'GenericContainer.start() → exec true',
+    samples: baseline.map((sample) => sample.testcontainers!),
+  };
+  return [
+    roundsComparison({
+      scenario: 'Container start → first command vs testcontainers',
+      baseline: testcontainers,
+      candidate: {
+        name: 'DockerWorkspace.create → first command',
+        samples: candidate.map((sample) => sample.ours!),
+      },
+      unit: 'ms',
+      higherIsBetter: false,
+      target: 'p50 ≤ 1.0× testcontainers',
+      notes: `testcontainers runs the image with entrypoint sleep infinity and execs true; ours starts the agent-server and runs true through it (connect 'auto')`,
+    }),
+    roundsComparison({
+      scenario: 'Container start → first answer of a bare node:http server vs testcontainers',
+      baseline: testcontainers,
+      candidate: {
+        name: 'bare node:http server in the image → first GET',
+        samples: candidate.map((sample) => sample.floor!),
+      },
+      unit: 'ms',
+      higherIsBetter: false,
+      notes:
+        'the floor of any server in Node: create, start (init process as ours), a node -e server that loads nothing, GET its bridge address until it answers',
+    }),
+  ];
 }
 
 /** A warm pool's acquire → first command against cold starts measured in the same run. */
@@ -274,7 +309,7 @@ export async function benchDocker(): Promise<Comparison[]> {
   const { comparisons, cold } = await benchColdStart(image);
   return [
     ...comparisons,
-    await benchTestcontainers(image),
+    ...(await benchTestcontainers(image)),
     await benchPoolAcquire(image, cold),
     await benchPauseResume(image),
   ];

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
+import { protocolModuleImports } from './build/protocol-module-imports.js';
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -123,7 +124,7 @@ export function bundleOptions(outDir: string): Options {
     // every start (6–10 ms of ~170). Names stay (no identifier minification), so stack traces
     // still name their functions.
     minifyWhitespace: true,
-    esbuildPlugins: [patchDependencies],
+    esbuildPlugins: [protocolModuleImports(), patchDependencies],
     // `import()` of those libraries becomes `require()`: V8 drops a script's dynamic-import
     // callback when its code comes from a code cache.
     esbuildOptions: (esbuild) => {

@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'build/**/*.test.ts'],
     // Suites that need more than plain processes run under vitest.integration.config.ts.
     exclude: [...configDefaults.exclude, 'src/**/*.integration.test.ts'],
     testTimeout: 30_000,

@@ -1,7 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT_SERVER_LISTENING_EVENT } from '@agent-workspace/protocol';
+import { setTimeout } from 'node:timers/promises';
+import {
+  AGENT_SERVER_LISTENING_EVENT,
+  AGENT_SERVER_ROUTES,
+  SESSION_API_KEY_HEADER,
+} from '@agent-workspace/protocol';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../tsup.config.js';
@@ -85,6 +90,69 @@ process.on('exit', () => {
     const modules = JSON.parse(/modules:(.*)/.exec(stderr)?.[1] ?? 'null') as string[];
     expect(modules).toContain('NativeModule http');
     expect(modules).not.toContain('NativeModule http2');
+  });
+
+  it('builds the schemas only conversations need on their first request, not at start', async () => {
+    // esbuild runs a module reached through import() when that runs (its `__esm` init, which
+    // reads the module's name with Object.getOwnPropertyNames): records protocol's, with a time.
+    const recorder = path.join(outDir, 'record-module-inits.cjs');
+    await writeFile(
+      recorder,
+      `const names = Object.getOwnPropertyNames;
+const inits = [];
+Object.getOwnPropertyNames = function (object) {
+  const keys = names(object);
+  if (keys.length === 1 && /protocol[\\/]src[\\/]/.test(keys[0])) inits.push([performance.timeOrigin + performance.now(), keys[0]]);
+  return keys;
+};
+process.on('exit', () => process.stderr.write('inits:' + JSON.stringify(inits) + '\\n'));`,
+    );
+    const apiKey = 'b'.repeat(32);
+    const server = await spawnServerProcess(
+      ['--require', recorder, path.join(outDir, 'agent-server-launcher.cjs'), '--port', '0'],
+      { cwd: outDir, env: { ...process.env, SESSION_API_KEY: apiKey } },
+    );
+    let stderr = '';
+    server.child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const headers = { [SESSION_API_KEY_HEADER]: apiKey, 'content-type': 'application/json' };
+    let firstCommandDone = 0;
+    try {
+      expect((await fetch(`${server.url}/server_info`, { headers })).status).toBe(200);
+      const command = await fetch(`${server.url}${AGENT_SERVER_ROUTES.executeBashCommand}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ command: 'true' }),
+      });
+      expect(await command.json()).toMatchObject({ exit_code: 0 });
+      await setTimeout(50);
+      firstCommandDone = performance.timeOrigin + performance.now();
+      await setTimeout(50);
+      const count = await fetch(`${server.url}${AGENT_SERVER_ROUTES.countConversations}`, {
+        headers,
+      });
+      expect(await count.json()).toBe(0);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exited).toBe(0);
+    const inits = JSON.parse(/inits:(.*)/.exec(stderr)?.[1] ?? 'null') as [number, string][];
+    const modulesInit = (before: boolean) =>
+      inits
+        .filter(([time]) => time < firstCommandDone === before)
+        .map(([, name]) => name.replace(/.*protocol[\\/]src[\\/]/, ''));
+    const conversationModules = [
+      'models/conversation-info.ts',
+      'models/start-conversation-request.ts',
+      'models/conversation-stats.ts',
+    ];
+    // The recorder sees the modules a first command needs, and the wire models' registry.
+    expect(modulesInit(true)).toContain('models/bash-command.ts');
+    for (const module of [...conversationModules, 'json-schema/wire-schemas.ts']) {
+      expect(modulesInit(true), module).not.toContain(module);
+    }
+    for (const module of conversationModules) expect(modulesInit(false)).toContain(module);
   });
 
   it('runs with plain node and serves health, info, docs and the web page', async () => {

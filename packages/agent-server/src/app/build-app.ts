@@ -37,7 +37,6 @@ import type { ServerContext } from './server-context.js';
 import { SESSION_KEY_HEADER_NAME } from './session-auth.js';
 import { swaggerUiBaseDir } from './swagger-ui-base-dir.js';
 import { watchRequestBody } from './watch-request-body.js';
-import { type SchemaComponents, wireSchemaComponents } from './wire-schema-components.js';
 
 /** Largest JSON request body: a command (128 KiB) and its environment (256 KiB) fit easily. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -94,32 +93,31 @@ export async function buildApp(app: HttpApp, context: ServerContext): Promise<vo
     },
   });
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
-  let schemaComponents: SchemaComponents | undefined;
-  // Every route added from here on is documented; the document is built on its first request.
-  const openApi = recordLazyOpenApi(app, {
-    openapi: {
-      info: { title: 'agent-workspace agent-server', version: VERSION },
-      components: {
-        securitySchemes: {
-          sessionApiKey: { type: 'apiKey', in: 'header', name: SESSION_API_KEY_HEADER },
-          // `POST /api/init` alone, which a dormant server checks against its start-up keys.
-          [INIT_API_KEY_SECURITY_SCHEME]: {
-            type: 'apiKey',
-            in: 'header',
-            name: INIT_API_KEY_HEADER,
+  // Every route added from here on is documented; the document is built on its first request,
+  // with the wire models' components (their module builds every schema of protocol).
+  const openApi = recordLazyOpenApi(app, async () => {
+    const { wireSchemaComponents } = await import('./wire-schema-components.js');
+    return {
+      openapi: {
+        info: { title: 'agent-workspace agent-server', version: VERSION },
+        components: {
+          securitySchemes: {
+            sessionApiKey: { type: 'apiKey', in: 'header', name: SESSION_API_KEY_HEADER },
+            // `POST /api/init` alone, which a dormant server checks against its start-up keys.
+            [INIT_API_KEY_SECURITY_SCHEME]: {
+              type: 'apiKey',
+              in: 'header',
+              name: INIT_API_KEY_HEADER,
+            },
           },
+          schemas: wireSchemaComponents(),
         },
-        // Converted with the rest of the document.
-        get schemas() {
-          schemaComponents ??= wireSchemaComponents();
-          return schemaComponents;
-        },
+        // Open routes (health, server info) override this with `security: []`, `POST /api/init`
+        // with its own scheme.
+        security: [{ sessionApiKey: [] }],
       },
-      // Open routes (health, server info) override this with `security: []`, `POST /api/init`
-      // with its own scheme.
-      security: [{ sessionApiKey: [] }],
-    },
-    transform: jsonSchemaTransform,
+      transform: jsonSchemaTransform,
+    };
   });
   // Built on the first /docs request: nothing of swagger-ui runs before the server listens.
   registerLazySwaggerUi(app, {

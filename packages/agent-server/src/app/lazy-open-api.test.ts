@@ -81,4 +81,20 @@ describe('recordLazyOpenApi', () => {
     expect((await app.inject('/items/7')).json()).toEqual({ id: '7', name: 'one' });
     await Promise.all([app.close(), eager.close()]);
   });
+
+  it('makes its options when the document is first built, from a function', async () => {
+    const app = newApp();
+    const makeOptions = vi.fn(async () => OPTIONS);
+    const openApi = recordLazyOpenApi(app, makeOptions);
+    await addRoutes(app);
+    await app.ready();
+    expect(makeOptions).not.toHaveBeenCalled();
+
+    const document = (await openApi.document()) as { info: object; paths: object };
+    expect(await openApi.document()).toBe(document);
+    expect(makeOptions).toHaveBeenCalledTimes(1);
+    expect(document.info).toEqual({ title: 'test', version: '1.0.0' });
+    expect(Object.keys(document.paths)).toContain('/items/{id}');
+    await app.close();
+  });
 });

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
-import { protocolModuleImports } from './build/protocol-module-imports.js';
+import { workspaceModuleImports } from './build/workspace-module-imports.js';
 
 const packageDir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -20,6 +20,14 @@ const uiDist = path.join(
 );
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * The workspace packages the bundle takes module by module, from their sources (see
+ * `workspaceModuleImports`): protocol, whose schemas for conversations and the OpenAPI document
+ * a first command does not need. core, sdk and runtime-plugins taken so gave nothing: the first
+ * command's path runs most of their modules.
+ */
+const MODULE_BY_MODULE_PACKAGES = ['protocol'];
 
 /** One text replacement in a dependency's file, made as the bundle takes the file in. */
 interface SourcePatch {
@@ -124,7 +132,10 @@ export function bundleOptions(outDir: string): Options {
     // every start (6–10 ms of ~170). Names stay (no identifier minification), so stack traces
     // still name their functions.
     minifyWhitespace: true,
-    esbuildPlugins: [protocolModuleImports(), patchDependencies],
+    esbuildPlugins: [
+      workspaceModuleImports({ packageDir, packages: MODULE_BY_MODULE_PACKAGES }),
+      patchDependencies,
+    ],
     // `import()` of those libraries becomes `require()`: V8 drops a script's dynamic-import
     // callback when its code comes from a code cache.
     esbuildOptions: (esbuild) => {

@@ -23,6 +23,24 @@ describe('single-file bundle', () => {
   }, 120_000);
   afterAll(() => rm(outDir, { recursive: true, force: true }));
 
+  /**
+   * Starts the bundle's launcher with a preload (`--require`) written from `source`, which
+   * reports on standard error at exit; returns the server and what it wrote there so far.
+   */
+  const startWithPreload = async (name: string, source: string, apiKey: string) => {
+    const preload = path.join(outDir, name);
+    await writeFile(preload, source);
+    const server = await spawnServerProcess(
+      ['--require', preload, path.join(outDir, 'agent-server-launcher.cjs'), '--port', '0'],
+      { cwd: outDir, env: { ...process.env, SESSION_API_KEY: apiKey } },
+    );
+    let stderr = '';
+    server.child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    return { server, stderr: () => stderr };
+  };
+
   it('holds only the bundle, its launchers, swagger-ui assets and the web page', async () => {
     expect((await readdir(outDir)).sort()).toEqual([
       'agent-server-launcher.cjs',
@@ -44,9 +62,9 @@ describe('single-file bundle', () => {
   it('serves without compiling route matchers or zod parsers from text, or loading http2', async () => {
     // Records the source of every function the process compiles from text, and the Node modules
     // it loaded, printed at exit.
-    const recorder = path.join(outDir, 'record-compiled-functions.cjs');
-    await writeFile(
-      recorder,
+    const apiKey = 'a'.repeat(32);
+    const { server, stderr } = await startWithPreload(
+      'record-compiled-functions.cjs',
       `const bodies = [];
 const record = (args) => { bodies.push(String(args[args.length - 1] ?? '')); };
 globalThis.Function = new Proxy(Function, {
@@ -57,16 +75,8 @@ process.on('exit', () => {
   process.stderr.write('compiled:' + JSON.stringify(bodies) + '\\n');
   process.stderr.write('modules:' + JSON.stringify(process.moduleLoadList) + '\\n');
 });`,
+      apiKey,
     );
-    const apiKey = 'a'.repeat(32);
-    const server = await spawnServerProcess(
-      ['--require', recorder, path.join(outDir, 'agent-server-launcher.cjs'), '--port', '0'],
-      { cwd: outDir, env: { ...process.env, SESSION_API_KEY: apiKey } },
-    );
-    let stderr = '';
-    server.child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
     try {
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
       const headers = { 'X-Session-API-Key': apiKey, 'content-type': 'application/json' };
@@ -81,13 +91,13 @@ process.on('exit', () => {
       server.child.kill('SIGTERM');
     }
     expect(await server.exited).toBe(0);
-    const bodies = JSON.parse(/compiled:(.*)/.exec(stderr)?.[1] ?? 'null') as string[];
+    const bodies = JSON.parse(/compiled:(.*)/.exec(stderr())?.[1] ?? 'null') as string[];
     // The recorder sees what is still compiled: find-my-way's constraint matchers.
     expect(bodies.some((body) => body.includes('derivedConstraints'))).toBe(true);
     expect(bodies.filter((body) => body.includes('path.charCodeAt(i + '))).toEqual([]);
     expect(bodies.filter((body) => body.includes('_createParamsObject'))).toEqual([]);
     expect(bodies.filter((body) => body.includes('function (payload, ctx)'))).toEqual([]);
-    const modules = JSON.parse(/modules:(.*)/.exec(stderr)?.[1] ?? 'null') as string[];
+    const modules = JSON.parse(/modules:(.*)/.exec(stderr())?.[1] ?? 'null') as string[];
     expect(modules).toContain('NativeModule http');
     expect(modules).not.toContain('NativeModule http2');
   });
@@ -95,9 +105,9 @@ process.on('exit', () => {
   it('builds the schemas only conversations need on their first request, not at start', async () => {
     // esbuild runs a module reached through import() when that runs (its `__esm` init, which
     // reads the module's name with Object.getOwnPropertyNames): records protocol's, with a time.
-    const recorder = path.join(outDir, 'record-module-inits.cjs');
-    await writeFile(
-      recorder,
+    const apiKey = 'b'.repeat(32);
+    const { server, stderr } = await startWithPreload(
+      'record-module-inits.cjs',
       `const names = Object.getOwnPropertyNames;
 const inits = [];
 Object.getOwnPropertyNames = function (object) {
@@ -106,16 +116,8 @@ Object.getOwnPropertyNames = function (object) {
   return keys;
 };
 process.on('exit', () => process.stderr.write('inits:' + JSON.stringify(inits) + '\\n'));`,
+      apiKey,
     );
-    const apiKey = 'b'.repeat(32);
-    const server = await spawnServerProcess(
-      ['--require', recorder, path.join(outDir, 'agent-server-launcher.cjs'), '--port', '0'],
-      { cwd: outDir, env: { ...process.env, SESSION_API_KEY: apiKey } },
-    );
-    let stderr = '';
-    server.child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
     const headers = { [SESSION_API_KEY_HEADER]: apiKey, 'content-type': 'application/json' };
     let firstCommandDone = 0;
     try {
@@ -137,7 +139,7 @@ process.on('exit', () => process.stderr.write('inits:' + JSON.stringify(inits) +
       server.child.kill('SIGTERM');
     }
     expect(await server.exited).toBe(0);
-    const inits = JSON.parse(/inits:(.*)/.exec(stderr)?.[1] ?? 'null') as [number, string][];
+    const inits = JSON.parse(/inits:(.*)/.exec(stderr())?.[1] ?? 'null') as [number, string][];
     const modulesInit = (before: boolean) =>
       inits
         .filter(([time]) => time < firstCommandDone === before)

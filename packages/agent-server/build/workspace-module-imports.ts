@@ -149,9 +149,8 @@ export function rewriteWorkspaceImports(
  */
 export function workspaceModuleImports(options: WorkspaceModuleImportsOptions): EsbuildPlugin {
   const entries = workspaceEntries(options);
-  const specifiers = new RegExp(
-    `^(${[...entries.keys()].map((specifier) => specifier.replaceAll('/', '\\/')).join('|')})$`,
-  );
+  // Specifiers are `@agent-workspace/<name>[/<entry>]`: nothing in them to escape.
+  const specifiers = new RegExp(`^(${[...entries.keys()].join('|')})$`);
   // The workspace's packages are this one's siblings.
   const packagesDir = path.dirname(path.resolve(options.packageDir)) + path.sep;
   return {
@@ -173,9 +172,9 @@ export function workspaceModuleImports(options: WorkspaceModuleImportsOptions): 
   };
 }
 
-/** True for a file of a workspace package's `src` or `dist`, not of its `node_modules`. */
+/** True for a file of a workspace package's `src` or `dist` (not of its `node_modules`). */
 function isWorkspaceCode(file: string, packagesDir: string): boolean {
   if (!file.startsWith(packagesDir)) return false;
-  const [, folder, ...rest] = file.slice(packagesDir.length).split(path.sep);
-  return (folder === 'src' || folder === 'dist') && !rest.includes('node_modules');
+  const folder = file.slice(packagesDir.length).split(path.sep)[1];
+  return folder === 'src' || folder === 'dist';
 }

@@ -56,7 +56,7 @@ const newApp = () => createHttpApp({ logLevel: 'silent', bodyLimit: 1024, reques
 describe('recordLazyOpenApi', () => {
   it("documents the app's routes as @fastify/swagger does, loading it on the first call only", async () => {
     const app = newApp();
-    const openApi = recordLazyOpenApi(app, OPTIONS);
+    const openApi = recordLazyOpenApi(app, async () => OPTIONS);
     await addRoutes(app);
     await app.ready();
     expect(swaggerModule.loads).toBe(0);
@@ -82,7 +82,7 @@ describe('recordLazyOpenApi', () => {
     await Promise.all([app.close(), eager.close()]);
   });
 
-  it('makes its options when the document is first built, from a function', async () => {
+  it('makes its options when the document is first built, once', async () => {
     const app = newApp();
     const makeOptions = vi.fn(async () => OPTIONS);
     const openApi = recordLazyOpenApi(app, makeOptions);

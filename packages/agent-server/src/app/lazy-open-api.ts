@@ -16,19 +16,21 @@ export interface LazyOpenApi {
   include(register: RouteRegistrar): void;
 }
 
-/** `@fastify/swagger`'s options, or a function that makes them when the document is built. */
-export type LazyOpenApiOptions =
-  | FastifyDynamicSwaggerOptions
-  | (() => Promise<FastifyDynamicSwaggerOptions>);
+/** Makes `@fastify/swagger`'s options, when the document is built. */
+export type MakeSwaggerOptions = () => Promise<FastifyDynamicSwaggerOptions>;
 
 /**
  * Records the routes added to `app` from now on (method, URL, schema, config) and builds their
  * OpenAPI document on the first {@link LazyOpenApi.document} call rather than at start-up:
- * `@fastify/swagger` (and its modules) then runs, with `options` (made then, when a function),
- * in an app of its own where the recorded routes are added again without handlers. Hidden routes (`schema.hide`) and the
- * `HEAD` routes Fastify derives are left out, as `@fastify/swagger` leaves them out.
+ * `@fastify/swagger` (and its modules) then runs, with the options `makeOptions` makes then, in
+ * an app of its own where the recorded routes are added again without handlers. Hidden routes
+ * (`schema.hide`) and the `HEAD` routes Fastify derives are left out, as `@fastify/swagger`
+ * leaves them out.
  */
-export function recordLazyOpenApi(app: FastifyInstance, options: LazyOpenApiOptions): LazyOpenApi {
+export function recordLazyOpenApi(
+  app: FastifyInstance,
+  makeOptions: MakeSwaggerOptions,
+): LazyOpenApi {
   const routes: RouteOptions[] = [];
   const registrars: RouteRegistrar[] = [];
   app.addHook('onRoute', (route) => {
@@ -38,7 +40,7 @@ export function recordLazyOpenApi(app: FastifyInstance, options: LazyOpenApiOpti
   let document: Promise<unknown> | undefined;
   return {
     document() {
-      document ??= buildDocument(routes, registrars, options).catch((error: unknown) => {
+      document ??= buildDocument(routes, registrars, makeOptions).catch((error: unknown) => {
         document = undefined;
         throw error;
       });
@@ -53,16 +55,16 @@ export function recordLazyOpenApi(app: FastifyInstance, options: LazyOpenApiOpti
 async function buildDocument(
   routes: readonly RouteOptions[],
   registrars: readonly RouteRegistrar[],
-  options: LazyOpenApiOptions,
+  makeOptions: MakeSwaggerOptions,
 ): Promise<unknown> {
   const { default: swagger } = await import('@fastify/swagger');
-  const swaggerOptions = typeof options === 'function' ? await options() : options;
+  const options = await makeOptions();
   const app = Fastify({ logger: false, exposeHeadRoutes: false });
   // Its routes never run: nothing to validate or serialize.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   try {
-    await app.register(swagger, swaggerOptions);
+    await app.register(swagger, options);
     for (const { method, url, schema, config } of routes) {
       app.route({ method, url, schema, config, handler: async () => null });
     }

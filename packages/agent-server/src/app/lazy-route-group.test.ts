@@ -40,10 +40,10 @@ describe('registerLazyRouteGroup', () => {
   /** An owner that asks for a key on every request (as `/api` does), with the group. */
   async function start(group: LazyRouteGroup) {
     app = createHttpApp({ logLevel: 'silent', bodyLimit: BODY_LIMIT, requestTimeoutMs: 5000 });
-    const openApi = recordLazyOpenApi(app, {
+    const openApi = recordLazyOpenApi(app, async () => ({
       openapi: { info: { title: 'test', version: '1' } },
       transform: jsonSchemaTransform,
-    });
+    }));
     app.addHook('onRequest', async (request, reply) => {
       if (request.headers['x-key'] !== 'k')
         await reply.status(401).send({ detail: 'Unauthorized' });

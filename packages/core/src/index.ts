@@ -126,11 +126,7 @@ export {
   type WorkspacePoolOptions,
 } from './pool/workspace-pool-options.js';
 export type { AcquireWaitStats, WorkspacePoolStats } from './pool/workspace-pool-stats.js';
-export type {
-  GitChangesOptions,
-  GitCommitsOptions,
-  GitDiffOptions,
-} from './remote/git-history-options.js';
+export type { GitCommitsOptions, GitDiffOptions } from './remote/git-history-options.js';
 export type {
   DeferredInitState,
   InitializeWorkspaceOptions,
@@ -200,6 +196,7 @@ export {
   fileWatchOf,
   MAX_WATCHED_DIRECTORIES,
 } from './workspace/file-watch.js';
+export type { GitChangesOptions } from './workspace/git-changes-options.js';
 export { type GitHistory, gitHistoryOf } from './workspace/git-history.js';
 export {
   type PathInspection,

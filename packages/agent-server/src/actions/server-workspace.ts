@@ -6,6 +6,7 @@ import {
   type CommandResult,
   type FileOperationResult,
   type GitChange,
+  type GitChangesOptions,
   type GitDiff,
   type PathInspection,
   type WorkspaceDirectoryEntry,
@@ -116,8 +117,16 @@ export class ServerWorkspace extends BaseWorkspace implements PathInspection {
     return { success: true, sourcePath, destinationPath, fileSize: stats.size };
   }
 
-  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return (await readServerGitChanges(this.#context, { path: repositoryPath })).changes;
+  protected async runGitChanges(
+    repositoryPath: string,
+    { ref, onTruncated }: GitChangesOptions,
+  ): Promise<GitChange[]> {
+    const { changes, truncation } = await readServerGitChanges(this.#context, {
+      path: repositoryPath,
+      ref,
+    });
+    if (truncation !== undefined) onTruncated?.(truncation);
+    return changes;
   }
 
   protected runGitDiff(filePath: string): Promise<GitDiff> {

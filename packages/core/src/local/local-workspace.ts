@@ -33,6 +33,7 @@ import {
   type FileWatcher,
   type FileWatchOptions,
 } from '../workspace/file-watch.js';
+import type { GitChangesOptions } from '../workspace/git-changes-options.js';
 import type { GitCommitsOptions, GitHistory } from '../workspace/git-history.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
 import type { WorkspaceFork } from '../workspace/workspace-fork.js';
@@ -163,8 +164,16 @@ export class LocalWorkspace
     return this.#copyDirectory(sourcePath, destinationPath, options.signal);
   }
 
-  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return readGitChanges({ path: repositoryPath, sandbox: await this.#commandSandbox() });
+  protected async runGitChanges(
+    repositoryPath: string,
+    { ref, onTruncated }: GitChangesOptions,
+  ): Promise<GitChange[]> {
+    return readGitChanges({
+      path: repositoryPath,
+      ref,
+      onTruncated,
+      sandbox: await this.#commandSandbox(),
+    });
   }
 
   protected async runGitDiff(filePath: string): Promise<GitDiff> {

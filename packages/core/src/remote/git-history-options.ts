@@ -5,14 +5,10 @@ import type { GitCommitsOptions } from '../workspace/git-history.js';
 /** Re-exported: core's index and `RemoteWorkspace` take it from here (defined with `GitHistory`). */
 export type { GitCommitsOptions };
 
-/** Options of `RemoteWorkspace.gitChanges`. */
-export interface GitChangesOptions {
+/** Options of `RemoteWorkspace.gitDiff`; `ref` and `commit` are exclusive. */
+export interface GitDiffOptions {
   /** Base ref (never one starting with `-`); default: the server's display policy. */
   ref?: string | undefined;
-}
-
-/** Options of `RemoteWorkspace.gitDiff`; `ref` and `commit` are exclusive. */
-export interface GitDiffOptions extends GitChangesOptions {
   /** A commit sha (4 to 64 hex digits): the file as that commit changed it. */
   commit?: string | undefined;
 }

@@ -186,6 +186,7 @@ export class HttpServerClient {
       status,
       json,
       text,
+      headers: response.headers,
       retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
       ...(status >= 200 && status <= 299 ? {} : { detail: await errorDetail({ json, text }) }),
     };

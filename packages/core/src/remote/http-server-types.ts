@@ -59,6 +59,8 @@ export interface HttpServerReply {
   json: unknown;
   /** The raw body text. */
   text: string;
+  /** The response headers, by lower-case name. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The `Retry-After` header, when there is one. */
   retryAfter?: string | undefined;
   /**

@@ -1,8 +1,14 @@
 import type { GitChange, GitCommitsPage, GitDiff } from '@agent-workspace/protocol';
-import { AGENT_SERVER_ROUTES, gitCommitChangesPath } from '@agent-workspace/protocol/constants';
+import {
+  AGENT_SERVER_ROUTES,
+  GIT_CHANGES_TRUNCATED_HEADER,
+  GIT_CHANGES_TRUNCATIONS,
+  gitCommitChangesPath,
+} from '@agent-workspace/protocol/constants';
+import type { GitChangesOptions } from '../workspace/git-changes-options.js';
 import type { AgentServerClient } from './agent-server-client.js';
 import { loadWireSchemas, type WireSchemas } from './load-wire-schemas.js';
-import { remoteGit } from './remote-git.js';
+import { type RemoteGitOptions, remoteGit } from './remote-git.js';
 
 /** The git routes of one agent-server (see {@link remoteGit}), cut short by `signal`. */
 export class RemoteGitQueries {
@@ -15,10 +21,25 @@ export class RemoteGitQueries {
     this.#signal = signal;
   }
 
-  /** The changed paths of the repository at `repositoryPath`, against `ref` when given. */
-  changes(repositoryPath: string, query: { ref?: string | undefined } = {}): Promise<GitChange[]> {
-    return this.#get(AGENT_SERVER_ROUTES.gitChanges, repositoryPath, query, (schemas, json) =>
-      schemas.gitChangeWireSchema.array().parse(json),
+  /**
+   * The changed paths of the repository at `repositoryPath`, against `ref` when given; the
+   * server's `GIT_CHANGES_TRUNCATED_HEADER` goes to `onTruncated` (a bound this client does not
+   * know is left out).
+   */
+  changes(
+    repositoryPath: string,
+    { ref, onTruncated }: GitChangesOptions = {},
+  ): Promise<GitChange[]> {
+    return this.#get(
+      AGENT_SERVER_ROUTES.gitChanges,
+      repositoryPath,
+      { ref },
+      (schemas, json) => schemas.gitChangeWireSchema.array().parse(json),
+      (headers) => {
+        const bound = headers[GIT_CHANGES_TRUNCATED_HEADER];
+        const known = GIT_CHANGES_TRUNCATIONS.find((name) => name === bound);
+        if (known !== undefined) onTruncated?.(known);
+      },
     );
   }
 
@@ -53,6 +74,7 @@ export class RemoteGitQueries {
     target: string,
     query: Record<string, string | undefined>,
     parse: (schemas: WireSchemas, json: unknown) => T,
+    onHeaders?: RemoteGitOptions<T>['onHeaders'],
   ): Promise<T> {
     const schemas = await loadWireSchemas();
     return remoteGit({
@@ -61,6 +83,7 @@ export class RemoteGitQueries {
       target,
       query,
       parse: (json) => parse(schemas, json),
+      onHeaders,
       signal: this.#signal,
     });
   }

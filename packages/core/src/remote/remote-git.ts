@@ -1,5 +1,9 @@
 import { WorkspaceError } from '../errors/workspace-error.js';
-import type { AgentServerClient, AgentServerRequest } from './agent-server-client.js';
+import type {
+  AgentServerClient,
+  AgentServerReply,
+  AgentServerRequest,
+} from './agent-server-client.js';
 import { errorDetail } from './error-detail.js';
 
 /** Options of {@link remoteGit}. */
@@ -13,6 +17,8 @@ export interface RemoteGitOptions<T> {
   query?: Record<string, string | undefined> | undefined;
   /** Validates and converts the JSON answer. */
   parse: (json: unknown) => T;
+  /** Given the headers of a successful answer, once it is parsed. */
+  onHeaders?: ((headers: AgentServerReply['headers']) => void) | undefined;
   signal: AbortSignal;
 }
 
@@ -27,6 +33,7 @@ export async function remoteGit<T>({
   target,
   query = {},
   parse,
+  onHeaders,
   signal,
 }: RemoteGitOptions<T>): Promise<T> {
   const parameters: Record<string, string> = { path: target };
@@ -36,7 +43,9 @@ export async function remoteGit<T>({
   const request: AgentServerRequest = { method: 'GET', path, query: parameters, signal };
   const reply = await client.call(request);
   if (reply.status >= 200 && reply.status <= 299) {
-    return client.parse(reply, request, parse);
+    const result = client.parse(reply, request, parse);
+    onHeaders?.(reply.headers);
+    return result;
   }
   if (reply.status === 400) {
     const detail = await errorDetail(reply);

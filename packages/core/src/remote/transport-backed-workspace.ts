@@ -14,9 +14,9 @@ import {
   type CommandRequest,
 } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
+import type { GitChangesOptions } from '../workspace/git-changes-options.js';
 import {
   checkGitHistoryOptions,
-  type GitChangesOptions,
   type GitCommitsOptions,
   type GitDiffOptions,
 } from './git-history-options.js';
@@ -52,18 +52,6 @@ export abstract class TransportBackedWorkspace extends BaseWorkspace {
     destinationPath: string,
   ): Promise<FileOperationResult> {
     return (await this.connectTransport()).fileDownload(sourcePath, destinationPath);
-  }
-
-  /** The changed paths of a repository (see `Workspace.gitChanges`), against `options.ref` when given. */
-  override async gitChanges(
-    repositoryPath: string,
-    options: GitChangesOptions = {},
-  ): Promise<GitChange[]> {
-    if (options.ref === undefined) return super.gitChanges(repositoryPath);
-    this.assertOpen();
-    checkGitHistoryOptions(options);
-    const target = this.resolvePath(repositoryPath, 'path');
-    return (await this.connectTransport()).git.changes(target, { ref: options.ref });
   }
 
   /**
@@ -136,8 +124,12 @@ export abstract class TransportBackedWorkspace extends BaseWorkspace {
     return (await this.connectTransport()).workspaceArchive(source, destination, options);
   }
 
-  protected async runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return (await this.connectTransport()).git.changes(repositoryPath);
+  protected async runGitChanges(
+    repositoryPath: string,
+    options: GitChangesOptions,
+  ): Promise<GitChange[]> {
+    checkGitHistoryOptions({ ref: options.ref });
+    return (await this.connectTransport()).git.changes(repositoryPath, options);
   }
 
   protected async runGitDiff(filePath: string): Promise<GitDiff> {

@@ -29,6 +29,7 @@ import {
 } from '../workspace/base-workspace.js';
 import type { DirectoryTransferResult } from '../workspace/directory-transfer.js';
 import type { FileWatcher, FileWatchOptions } from '../workspace/file-watch.js';
+import type { GitChangesOptions } from '../workspace/git-changes-options.js';
 import type { ExposedPort, ExposePortOptions } from '../workspace/port-exposure.js';
 import type { ResourceMetricsOptions } from '../workspace/resource-metrics.js';
 import type { WorkspaceCapabilities } from '../workspace/workspace-capabilities.js';
@@ -277,8 +278,11 @@ export abstract class SandboxWorkspace extends BaseWorkspace {
     return this.#lifecycle.use((remote) => remote.fileDownload(sourcePath, destinationPath));
   }
 
-  protected runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return this.#lifecycle.use((remote) => remote.gitChanges(repositoryPath));
+  protected runGitChanges(
+    repositoryPath: string,
+    options: GitChangesOptions,
+  ): Promise<GitChange[]> {
+    return this.#lifecycle.use((remote) => remote.gitChanges(repositoryPath, options));
   }
 
   protected runGitDiff(filePath: string): Promise<GitDiff> {

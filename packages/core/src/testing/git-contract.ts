@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './contract-context.js';
 import { describeGitHistoryContract } from './git-history-contract.js';
 import { runGitScript } from './git-script.js';
+import { expectRejection } from './rejection-of.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 
@@ -28,6 +29,7 @@ function sorted(changes: GitChange[]): GitChange[] {
  * inside the workspace with `executeCommand` (so the workspace needs `git` and `bash`, and its
  * `workingDir` must not lie inside a git repository). Covers a plain directory, an unborn
  * branch, every change status (renames as `MOVED`), hostile file names, nested repositories,
+ * a base ref, the report of a search cut short by its depth bound (core's default, 6 levels),
  * exact diff contents and relative paths resolved against `workingDir`; then, for a workspace
  * that declares `gitHistory`, commit history (see `describeGitHistoryContract`).
  */
@@ -155,6 +157,64 @@ export function describeGitContract(context: ContractContext): void {
           original: 'v1\n',
           modified: 'v2\n',
         });
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      'compares against options.ref; a ref that could be read as an option is INVALID_ARGUMENT',
+      async () => {
+        const dir = await context.scratchDir('git-ref');
+        await sh(
+          dir,
+          [
+            'g init -q .',
+            "printf 'v1\\n' > a.txt && printf x > gone.txt && g add -A && g commit -qm one",
+            "printf 'v2\\n' > a.txt && printf b > b.txt && g rm -q gone.txt",
+            'g add -A && g commit -qm two',
+          ].join('\n'),
+        );
+        const workspace = context.workspace();
+        expect(await workspace.gitChanges(dir, { ref: 'HEAD~1' })).toEqual([
+          { status: 'UPDATED', path: 'a.txt' },
+          { status: 'ADDED', path: 'b.txt' },
+          { status: 'DELETED', path: 'gone.txt' },
+        ]);
+        expect(await workspace.gitChanges(dir, { ref: 'HEAD' })).toEqual([]);
+        for (const ref of ['--output=/tmp/x', '-p', '']) {
+          const error = await expectRejection(
+            workspace.gitChanges(dir, { ref }),
+            'INVALID_ARGUMENT',
+          );
+          expect(error.details?.field, `ref ${JSON.stringify(ref)}`).toBe('ref');
+        }
+        await expectRejection(workspace.gitChanges(dir, { ref: 'no-such-branch' }), 'GIT_ERROR');
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      'tells onTruncated when a nested repository lies deeper than the search reaches',
+      async () => {
+        const dir = await context.scratchDir('git-deep');
+        await sh(
+          dir,
+          [
+            'mkdir near && (cd near && g init -q . && printf n > n.txt)',
+            'mkdir -p a/b/c/d/e/f/g/far && (cd a/b/c/d/e/f/g/far && g init -q . && printf f > f.txt)',
+          ].join('\n'),
+        );
+        const workspace = context.workspace();
+        const bounds: string[] = [];
+        const onTruncated = (bound: string) => bounds.push(bound);
+        expect(await workspace.gitChanges(dir, { onTruncated })).toEqual([
+          { status: 'ADDED', path: 'near/n.txt' },
+        ]);
+        expect(bounds).toEqual(['depth']);
+        expect(await workspace.gitChanges(`${dir}/a/b/c`, { onTruncated })).toEqual([
+          { status: 'ADDED', path: 'd/e/f/g/far/f.txt' },
+        ]);
+        expect(bounds, 'a search that looked everywhere is not truncated').toEqual(['depth']);
       },
       TEST_TIMEOUT_MS,
     );

@@ -11,6 +11,7 @@ import { invalidArgument } from '../errors/invalid-argument.js';
 import { WorkspaceError } from '../errors/workspace-error.js';
 import { type CommandRequest, commandRequestOf } from './command-request.js';
 import { completeIdentity } from './complete-identity.js';
+import type { GitChangesOptions } from './git-changes-options.js';
 import { assertWritable } from './occupancy-state.js';
 import { resolveCallerPath, resolveWorkspacePath } from './resolve-path-argument.js';
 import type { ExecuteCommandOptions, Workspace } from './workspace.js';
@@ -80,9 +81,9 @@ export abstract class ContractWorkspace implements Workspace {
     );
   }
 
-  async gitChanges(repositoryPath: string): Promise<GitChange[]> {
+  async gitChanges(repositoryPath: string, options: GitChangesOptions = {}): Promise<GitChange[]> {
     this.assertOpen();
-    return this.runGitChanges(this.resolvePath(repositoryPath, 'path'));
+    return this.runGitChanges(this.resolvePath(repositoryPath, 'path'), options);
   }
 
   async gitDiff(filePath: string): Promise<GitDiff> {
@@ -165,7 +166,15 @@ export abstract class ContractWorkspace implements Workspace {
     sourcePath: string,
     destinationPath: string,
   ): Promise<FileOperationResult>;
-  protected abstract runGitChanges(repositoryPath: string): Promise<GitChange[]>;
+  /**
+   * The changes under the absolute `repositoryPath`, against `options.ref` when given (a bad one
+   * is `INVALID_ARGUMENT` naming `ref`); calls `options.onTruncated` when the search for nested
+   * repositories stopped at a bound (see `Workspace.gitChanges`).
+   */
+  protected abstract runGitChanges(
+    repositoryPath: string,
+    options: GitChangesOptions,
+  ): Promise<GitChange[]>;
   protected abstract runGitDiff(filePath: string): Promise<GitDiff>;
   /** Suspends the workspace; the default refuses with `NOT_SUPPORTED`. */
   protected async runPause(): Promise<void> {

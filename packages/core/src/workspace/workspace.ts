@@ -6,6 +6,7 @@ import type {
   WorkspaceIdentity,
 } from '@agent-workspace/protocol';
 import type { AgentServerEndpoint, AgentServerEndpointOptions } from './agent-server-endpoint.js';
+import type { GitChangesOptions } from './git-changes-options.js';
 import type { WorkspaceCapabilities } from './workspace-capabilities.js';
 import type { WorkspaceIdentityOptions } from './workspace-identity.js';
 
@@ -57,8 +58,13 @@ export interface Workspace extends AsyncDisposable {
   fileUpload(sourcePath: string, destinationPath: string): Promise<FileOperationResult>;
   /** Copies a file from the workspace to the caller's machine. */
   fileDownload(sourcePath: string, destinationPath: string): Promise<FileOperationResult>;
-  /** Lists changed paths of the repository at `path`; `[]` when `path` is not in a repository. */
-  gitChanges(path: string): Promise<GitChange[]>;
+  /**
+   * Lists changed paths of the repository at `path` (and of repositories nested below it),
+   * against `options.ref` when given; `[]` when `path` is not in a repository and none lies
+   * below it. When the search for nested repositories stops at a bound, the changes found are
+   * returned and `options.onTruncated` is told which bound.
+   */
+  gitChanges(path: string, options?: GitChangesOptions): Promise<GitChange[]>;
   /** Returns the current and base content of the file at `path`. */
   gitDiff(path: string): Promise<GitDiff>;
   /**

@@ -7,6 +7,7 @@ import {
   type CommandResult,
   type FileOperationResult,
   type GitChange,
+  type GitChangesOptions,
   type GitDiff,
   invalidArgument,
   LocalWorkspace,
@@ -116,8 +117,11 @@ export class ScratchWorkspace extends BaseWorkspace {
     return this.#local.fileDownload(sourcePath, destinationPath);
   }
 
-  protected runGitChanges(repositoryPath: string): Promise<GitChange[]> {
-    return this.#local.gitChanges(repositoryPath);
+  protected runGitChanges(
+    repositoryPath: string,
+    options: GitChangesOptions,
+  ): Promise<GitChange[]> {
+    return this.#local.gitChanges(repositoryPath, options);
   }
 
   protected runGitDiff(filePath: string): Promise<GitDiff> {

@@ -1,20 +1,28 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentServer, createAgentServer } from '@agent-workspace/agent-server';
+import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
-import { acknowledgeSession, isStartAcknowledged } from './acknowledge-session.js';
+import {
+  ACTIVITY_RETRY_DELAYS_MS,
+  acknowledgeSession,
+  isStartAcknowledged,
+} from './acknowledge-session.js';
 import { fetchServerClock } from './probe-agent-server.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import { deriveSessionKey, sessionKeyHash } from './session-key.js';
+import { CuttingTcpProxy } from './test-support/cutting-tcp-proxy.js';
 import { testRuntimeApiContext } from './test-support/test-runtime-api-context.js';
 
 const SECRET = 'session-secret-0123456789-0123456789';
 const NONCE = 'ab'.repeat(16);
 const shutdown = new AbortController();
 const servers: AgentServer[] = [];
+const proxies: CuttingTcpProxy[] = [];
 let workingDir = '';
 let context: RuntimeApiContext;
 
@@ -28,6 +36,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
@@ -72,6 +81,25 @@ async function runningSession(
 const clockOf = (session: BackendSession, key: string) =>
   fetchServerClock(session.url ?? '', key, { timeoutMs: 2000 });
 
+/** Waits until the agent-server of `session` has been up for a second (its clock is whole seconds). */
+async function upForASecond(session: BackendSession, key: string): Promise<void> {
+  await vi.waitFor(
+    async () => expect((await clockOf(session, key)).uptimeSeconds).toBeGreaterThanOrEqual(1),
+    { timeout: 5000, interval: 100 },
+  );
+}
+
+/** `session` reached through a {@link CuttingTcpProxy} in front of its agent-server. */
+async function behindProxy(
+  session: BackendSession,
+): Promise<{ proxied: BackendSession; proxy: CuttingTcpProxy }> {
+  const proxy = await CuttingTcpProxy.start(Number(new URL(session.url ?? '').port));
+  proxies.push(proxy);
+  return { proxied: { ...session, url: proxy.url }, proxy };
+}
+
+const RECORD = AGENT_SERVER_ROUTES.gitChanges;
+
 describe('acknowledgeSession', () => {
   it('records a fetch that the agent-server clock shows, once it has been up a second', async () => {
     const { session, key } = await runningSession('fetched');
@@ -102,6 +130,37 @@ describe('acknowledgeSession', () => {
         interval: 100,
       },
     );
+  });
+
+  it('records a fetch again, in the background, when the agent-server did not answer', async () => {
+    const { session, key } = await runningSession('cut-off');
+    await upForASecond(session, key);
+    const { proxied, proxy } = await behindProxy(session);
+    proxy.cut(RECORD, 1);
+
+    expect((await acknowledgeSession(context, proxied)).answered).toBe(true);
+    expect(proxy.seen(RECORD)).toBe(1);
+    expect(isStartAcknowledged(await clockOf(session, key))).toBe(false);
+    await vi.waitFor(
+      async () => expect(isStartAcknowledged(await clockOf(session, key))).toBe(true),
+      { timeout: (ACTIVITY_RETRY_DELAYS_MS[0] ?? 0) + 4000, interval: 100 },
+    );
+    expect(proxy.seen(RECORD)).toBe(2);
+  });
+
+  it('does not ask again when the agent-server refused the record', async () => {
+    const { session, key } = await runningSession('refused');
+    await upForASecond(session, key);
+    const { proxied, proxy } = await behindProxy(session);
+    // Another nonce derives another key, which the agent-server refuses (401).
+    const foreign: BackendSession = {
+      ...proxied,
+      labels: { ...proxied.labels, [RUNTIME_LABELS.keyNonce]: 'ef'.repeat(16) },
+    };
+    expect((await acknowledgeSession(context, foreign)).answered).toBe(true);
+    await sleep((ACTIVITY_RETRY_DELAYS_MS[0] ?? 0) + 500);
+    expect(proxy.seen(RECORD)).toBe(1);
+    expect(isStartAcknowledged(await clockOf(session, key))).toBe(false);
   });
 
   it('leaves sessions alone that need no acknowledgement or cannot give one', async () => {

@@ -2,7 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabelFields } from '../backend/session-labels.js';
 import { initClaimedSession } from './init-claimed-session.js';
-import { type AgentServerClock, fetchServerClock, recordActivity } from './probe-agent-server.js';
+import {
+  type AgentServerClock,
+  fetchServerClock,
+  type ProbeOptions,
+  recordActivity,
+} from './probe-agent-server.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import { sessionKeyOf } from './session-key.js';
 
@@ -29,14 +34,23 @@ export function awaitsAcknowledgement(session: BackendSession): session is Backe
 }
 
 /**
+ * Waits, in milliseconds, before each new attempt to record a client's fetch that the
+ * agent-server did not answer (see {@link acknowledgeSession}); after the last one it gives up
+ * and logs a warning. 14 s in all, well inside the reaping's grace for unacknowledged starts.
+ */
+export const ACTIVITY_RETRY_DELAYS_MS: readonly number[] = [1000, 3000, 10_000];
+
+/**
  * Records that a client fetched `session` (`GET /sessions/{id}`, a repeated `/start`,
  * `/resume`), so that the reaping of unacknowledged starts spares it. Labels cannot change
  * after creation, so the record is the session's own agent-server: its `/server_info` is read
  * with the session key and, unless it already shows an acknowledgement, one keyed request that
  * counts as activity is made — at once when the agent-server has been up for a second, else a
- * second later in the background (activity within its first second would not show). Answers the
- * session marked `answered` when its agent-server answered (it is `ready` without another
- * probe); as it is when it did not, or needs no acknowledgement.
+ * second later in the background (activity within its first second would not show). A record
+ * the agent-server did not answer is tried again in the background after each of
+ * {@link ACTIVITY_RETRY_DELAYS_MS}; a refused one is not. Answers the session marked `answered`
+ * when its agent-server answered (it is `ready` without another probe); as it is when it did not,
+ * or needs no acknowledgement.
  *
  * Every way a client gets a session's key passes here, so this is also where a warm pool claim
  * cut short by a crash is finished (`initClaimedSession`): the key handed out then works, and the
@@ -53,9 +67,18 @@ export async function acknowledgeSession(
     timeoutMs: context.options.readinessTimeoutMs,
     signal: context.signal,
   };
+  const retry = (delays: readonly number[]) =>
+    void recordActivityWithRetries(context, {
+      url: session.url ?? '',
+      key,
+      probe,
+      sessionId: fields.sessionId,
+      delays,
+    });
   if (await initClaimedSession(context, session)) {
-    const answered = await recordActivity(session.url ?? '', key, probe);
-    return answered ? { ...session, answered: true } : session;
+    const record = await recordActivity(session.url ?? '', key, probe);
+    if (record === 'unanswered') retry(ACTIVITY_RETRY_DELAYS_MS);
+    return record === 'recorded' ? { ...session, answered: true } : session;
   }
   if (!awaitsAcknowledgement(session)) return session;
   let clock: AgentServerClock;
@@ -65,14 +88,47 @@ export async function acknowledgeSession(
     return session;
   }
   if (!isStartAcknowledged(clock)) {
-    if (clock.uptimeSeconds >= 1) {
-      await recordActivity(session.url, key, probe);
-    } else {
+    if (clock.uptimeSeconds < 1) {
       // Up for less than a second: a second from now is past its first.
-      void sleep(1000, undefined, { signal: context.signal })
-        .then(() => recordActivity(session.url, key, probe))
-        .catch(() => {});
+      retry([1000, ...ACTIVITY_RETRY_DELAYS_MS]);
+    } else if ((await recordActivity(session.url, key, probe)) === 'unanswered') {
+      retry(ACTIVITY_RETRY_DELAYS_MS);
     }
   }
   return { ...session, answered: true };
+}
+
+/** Where and how {@link recordActivityWithRetries} records activity. */
+interface ActivityTarget {
+  url: string;
+  key: string;
+  probe: ProbeOptions;
+  /** For the warning; never the key. */
+  sessionId: string;
+  /** Waits before each attempt, in milliseconds. */
+  delays: readonly number[];
+}
+
+/**
+ * Tries to record activity after each of `target.delays` until the agent-server answers
+ * (recorded or refused); logs a warning when it never does. Ends quietly when the Runtime API
+ * shuts down; never throws.
+ */
+async function recordActivityWithRetries(
+  context: RuntimeApiContext,
+  target: ActivityTarget,
+): Promise<void> {
+  const { url, key, probe, sessionId, delays } = target;
+  try {
+    for (const delay of delays) {
+      await sleep(delay, undefined, { signal: context.signal });
+      if ((await recordActivity(url, key, probe)) !== 'unanswered') return;
+    }
+  } catch {
+    return; // Shutting down.
+  }
+  context.log.warn(
+    { sessionId, attempts: delays.length },
+    "a client's fetch of this session could not be recorded: its agent-server did not answer, so it may be reaped as unacknowledged",
+  );
 }

@@ -70,7 +70,7 @@ export async function claimWarmSandbox(options: ClaimWarmSandboxOptions): Promis
         );
   // A refused init is fine when the same init won a race (a restarted server finishing this
   // claim, see `initClaimedSession`): the sandbox then takes the session's key.
-  const answered = url !== undefined && (await recordActivity(url, key, probe));
+  const answered = url !== undefined && (await recordActivity(url, key, probe)) === 'recorded';
   if (url === undefined || (failure !== undefined && !answered)) {
     // Bound to this session already: a dead sandbox or one refusing init goes; the start is cold.
     log.warn(

@@ -157,18 +157,26 @@ function seconds(field: string, value: unknown): number {
 }
 
 /**
+ * What {@link recordActivity} got: `recorded` (a 200), `refused` (another 4xx answer: the key is
+ * not this agent-server's, say; asking again cannot help) or `unanswered` (no answer in time, or
+ * a 5xx from something in between: worth asking again).
+ */
+export type ActivityRecord = 'recorded' | 'refused' | 'unanswered';
+
+/**
  * Makes the agent-server at `url` count activity now, so its `idle_time` restarts: a warm
  * sandbox idles from its start, and idle reaping must count a claimed one's idleness from its
  * claim. The lightest request that counts: `GET` git changes of a directory that does not exist
- * (answered `[]`, nothing runs, nothing is written). With the session's own key; resolves
- * `false` when the agent-server does not answer 200 in time, and never throws.
+ * (answered `[]`, nothing runs, nothing is written). With the session's own key; never throws.
  */
 export async function recordActivity(
   url: string,
   sessionKey: string,
   options: ProbeOptions,
-): Promise<boolean> {
+): Promise<ActivityRecord> {
   const path = `.agent-workspace-claim-${randomBytes(8).toString('hex')}`;
   const request = { method: 'GET', path: AGENT_SERVER_ROUTES.gitChanges, query: { path } } as const;
-  return (await probeStatus(url, { session: sessionKey }, request, options)) === 200;
+  const status = await probeStatus(url, { session: sessionKey }, request, options);
+  if (status === 200) return 'recorded';
+  return status === undefined || status >= 500 ? 'unanswered' : 'refused';
 }

@@ -7,6 +7,7 @@ import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
+import { RecordingTcpProxy } from '../remote-api-workspace/test-support/recording-tcp-proxy.js';
 import {
   ACTIVITY_RETRY_DELAYS_MS,
   acknowledgeSession,
@@ -15,14 +16,13 @@ import {
 import { fetchServerClock } from './probe-agent-server.js';
 import type { RuntimeApiContext } from './runtime-api-context.js';
 import { deriveSessionKey, sessionKeyHash } from './session-key.js';
-import { CuttingTcpProxy } from './test-support/cutting-tcp-proxy.js';
 import { testRuntimeApiContext } from './test-support/test-runtime-api-context.js';
 
 const SECRET = 'session-secret-0123456789-0123456789';
 const NONCE = 'ab'.repeat(16);
 const shutdown = new AbortController();
 const servers: AgentServer[] = [];
-const proxies: CuttingTcpProxy[] = [];
+const proxies: RecordingTcpProxy[] = [];
 let workingDir = '';
 let context: RuntimeApiContext;
 
@@ -89,11 +89,11 @@ async function upForASecond(session: BackendSession, key: string): Promise<void>
   );
 }
 
-/** `session` reached through a {@link CuttingTcpProxy} in front of its agent-server. */
+/** `session` reached through a {@link RecordingTcpProxy} in front of its agent-server. */
 async function behindProxy(
   session: BackendSession,
-): Promise<{ proxied: BackendSession; proxy: CuttingTcpProxy }> {
-  const proxy = await CuttingTcpProxy.start(Number(new URL(session.url ?? '').port));
+): Promise<{ proxied: BackendSession; proxy: RecordingTcpProxy }> {
+  const proxy = await RecordingTcpProxy.start('127.0.0.1', Number(new URL(session.url ?? '').port));
   proxies.push(proxy);
   return { proxied: { ...session, url: proxy.url }, proxy };
 }

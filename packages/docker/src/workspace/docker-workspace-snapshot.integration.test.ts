@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { WorkspaceError } from '@agent-workspace/core';
 import { expectRejection } from '@agent-workspace/core/testing';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { DOCKER_LABELS, DOCKER_SNAPSHOT_LABELS } from './docker-labels.js';
 import type { DockerSnapshot } from './docker-snapshot.js';
 import { DockerWorkspace } from './docker-workspace.js';
@@ -91,7 +91,11 @@ context.describe('DockerWorkspace snapshots and forks', () => {
     // The command lines of every process, one a line; `31[3]` keeps the search from finding itself.
     const sleepers =
       "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f 2>/dev/null; echo; done | grep -c '^sleep 31[3] ' || true";
-    expect(Number(await run(original, sleepers))).toBeGreaterThan(0);
+    // Started in the background: it may take a moment to become `sleep`.
+    await vi.waitFor(async () => expect(Number(await run(original, sleepers))).toBeGreaterThan(0), {
+      timeout: 10_000,
+      interval: 100,
+    });
     const originalKey = (await original.agentServerEndpoint()).apiKey;
 
     const snapshot = await original.snapshot({ name: 'prepared state' });

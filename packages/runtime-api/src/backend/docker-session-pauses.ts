@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkspaceError } from '@agent-workspace/core';
 import { dockerStatus, retryFreeze } from '@agent-workspace/docker/engine';
 import type Docker from 'dockerode';
@@ -7,6 +8,11 @@ import { PauseMarkers } from './pause-markers.js';
 import type { BackendSession } from './runtime-backend.js';
 import { sessionNotFound } from './session-errors.js';
 import { RUNTIME_LABELS } from './session-labels.js';
+
+/** How often a pause or unpause is looked for in the engine's state, in milliseconds. */
+const SETTLE_POLL_MS = 10;
+/** How long a pause or unpause the engine accepted may take to show, in milliseconds. */
+const SETTLE_TIMEOUT_MS = 2000;
 
 /** What {@link DockerSessionPauses} needs of its backend. */
 export interface DockerPauseHost {
@@ -114,7 +120,7 @@ export class DockerSessionPauses {
       const info = await this.#host.inspect(found.id, signal);
       if (info?.State.Paused !== frozen) throw info ? asStateConflict(error) : error;
     }
-    return this.#reinspect(found, signal);
+    return this.#reinspect(found, signal, frozen);
   }
 
   /** Starts the exited container of a paused session again (a concurrent start is no failure). */
@@ -130,12 +136,24 @@ export class DockerSessionPauses {
     return this.#reinspect(found, signal);
   }
 
-  /** The session of `found` as the engine has it now; `NOT_FOUND` once it is gone. */
+  /**
+   * The session of `found` as the engine has it now; `NOT_FOUND` once it is gone. With
+   * `paused`, after a pause or unpause the engine accepted: the engine records the new state only
+   * when the runtime's event reaches it, so an inspect right away may still show the old one;
+   * it is read again (every {@link SETTLE_POLL_MS}, at most {@link SETTLE_TIMEOUT_MS}) until it
+   * shows `paused`.
+   */
   async #reinspect(
     found: FoundContainer,
     signal: AbortSignal | undefined,
+    paused?: boolean | undefined,
   ): Promise<BackendSession> {
-    const info = await this.#host.inspect(found.id, signal);
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+    let info = await this.#host.inspect(found.id, signal);
+    while (info && paused !== undefined && info.State.Paused !== paused && Date.now() < deadline) {
+      await sleep(SETTLE_POLL_MS, undefined, { signal });
+      info = await this.#host.inspect(found.id, signal);
+    }
     if (!info) throw sessionNotFound(runtimeIdOf(found), this.#host.namespace);
     return this.#host.session(info);
   }

@@ -157,9 +157,9 @@ function seconds(field: string, value: unknown): number {
 }
 
 /**
- * What {@link recordActivity} got: `recorded` (a 200), `refused` (another 4xx answer: the key is
- * not this agent-server's, say; asking again cannot help) or `unanswered` (no answer in time, or
- * a 5xx from something in between: worth asking again).
+ * What {@link recordActivity} got: `recorded` (a 200), `unanswered` (no answer in time, or a 5xx
+ * from something in between: worth asking again) or `refused` (any other answer, such as a 401
+ * for a key that is not this agent-server's: asking again cannot help).
  */
 export type ActivityRecord = 'recorded' | 'refused' | 'unanswered';
 

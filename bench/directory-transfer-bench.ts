@@ -8,25 +8,21 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { peakRssOf, startAgentServerProcess } from './agent-server-process.js';
 import { type Comparison, roundsComparison } from './bench-harness.js';
+import {
+  API_KEY,
+  type ClientTimings,
+  nodeTarDownload,
+  rawRound,
+  remoteRound,
+  serverRound,
+  type Timings,
+} from './directory-transfer-rounds.js';
 
 /** Files in the tree: 10 directories of 1000, sizes spread over 0..8 KiB. */
 export const FILES = 10_000;
 const ROUNDS = 5;
-const API_KEY = 'bench-session-key';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
-
-interface Timings {
-  uploadMs: number;
-  downloadMs: number;
-  peakRssBytes: number;
-}
-
-/** Our client's timings: its first transfers, then the same again in the same process. */
-interface ClientTimings extends Timings {
-  warmUploadMs: number;
-  warmDownloadMs: number;
-}
 
 /** Writes the tree: `d<n>/` directories, a nested one, files of deterministic sizes. */
 export async function writeTree(root: string): Promise<void> {
@@ -92,57 +88,6 @@ const BASES = [
   { label: 'tmpfs', dir: '/dev/shm' },
 ] as const;
 
-/** The baseline: `tar -c | curl -T -` up, `curl | tar -x` down, timed around each pipeline. */
-async function rawRound(
-  url: string,
-  source: string,
-  remote: string,
-  back: string,
-): Promise<Timings> {
-  const target = `${url}/?dir=${encodeURIComponent(remote)}`;
-  const upload = performance.now();
-  await run('bash', [
-    '-o',
-    'pipefail',
-    '-c',
-    `tar -c -C "$1" . | curl -sSf -T - "$2" >/dev/null`,
-    'bash',
-    source,
-    target,
-  ]);
-  const uploadMs = performance.now() - upload;
-  await mkdir(back, { recursive: true });
-  const download = performance.now();
-  await run('bash', [
-    '-o',
-    'pipefail',
-    '-c',
-    `curl -sSf "$2" | tar -x -C "$1"`,
-    'bash',
-    back,
-    target,
-  ]);
-  return { uploadMs, downloadMs: performance.now() - download, peakRssBytes: 0 };
-}
-
-/** Our client in its own process (see directory-transfer-client.mjs). */
-async function remoteRound(
-  url: string,
-  source: string,
-  remote: string,
-  back: string,
-): Promise<ClientTimings> {
-  const { stdout } = await run(process.execPath, [
-    path.join(here, 'directory-transfer-client.mjs'),
-    url,
-    API_KEY,
-    source,
-    remote,
-    back,
-  ]);
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ClientTimings;
-}
-
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 /**
@@ -152,6 +97,10 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
  * interleaved, best of each side. Both copies are checked (file count and content hash). Our
  * client then makes the same round trip again in its process, warm: a row of its own against
  * the same baseline, so a fresh process's first-use cost can be told from the steady one.
+ *
+ * Two more rows split the gap: the baseline's own pipelines against the agent-server (its share),
+ * and, for downloads, a fresh Node process that hands the agent-server's archive to `tar -x`
+ * (the least any Node client costs here, with none of our checks).
  *
  * On the disk (the goal's row) and on tmpfs, where it is only the software's cost: on a disk
  * both sides' rounds swing by seconds with write-back and, where it is mounted with `discard`,
@@ -176,6 +125,8 @@ async function benchDirectoryTransferIn(root: string, label: string): Promise<Co
     const raw = await startRawTarServer();
     const rawRuns: Timings[] = [];
     const remoteRuns: ClientTimings[] = [];
+    const serverRuns: Timings[] = [];
+    const nodeTarRuns: number[] = [];
     let serverPeak = 0;
     let rawPeak = 0;
     try {
@@ -203,9 +154,21 @@ async function benchDirectoryTransferIn(root: string, label: string): Promise<Co
               throw new Error('directory download differs');
           }
         };
-        // Alternate who goes first, and flush dirty pages before each, so the write-back of
-        // one side's files does not land in the other's timing.
-        for (const step of round % 2 === 0 ? [runRaw, runRemote] : [runRemote, runRaw]) {
+        const runServer = async () => {
+          const back = path.join(root, `server-back-${round}`);
+          const remote = path.join(root, `server-${round}`);
+          serverRuns.push(await serverRound(server.url, source, remote, back));
+          if ((await digestTree(back)) !== expected) throw new Error('curl + tar round differs');
+          const nodeTarBack = path.join(root, `node-tar-back-${round}`);
+          await run('sync');
+          nodeTarRuns.push(await nodeTarDownload(server.url, remote, nodeTarBack));
+          // Also checks the upload above: this downloads what it sent.
+          if ((await digestTree(nodeTarBack)) !== expected) throw new Error('node → tar differs');
+        };
+        // Rotate who goes first, and flush dirty pages before each, so the write-back of one
+        // side's files does not land in another's timing.
+        const steps = [runRaw, runRemote, runServer];
+        for (const step of [...steps.slice(round % 3), ...steps.slice(0, round % 3)]) {
           await run('sync');
           await step();
         }
@@ -250,7 +213,34 @@ async function benchDirectoryTransferIn(root: string, label: string): Promise<Co
         higherIsBetter: false,
         notes: `the same client process right after its first round trip: what the first pays for code that is not compiled yet shows as the difference`,
       });
-      return [first, warm];
+      const floors = [
+        roundsComparison({
+          scenario: `${FILES} files ${direction} on ${label}, the agent-server's share: the same pipeline against it vs tar | curl`,
+          baseline,
+          candidate: {
+            name: `agent-server directory archive, ${direction === 'upload' ? 'tar -c | curl' : 'curl | tar -x'}`,
+            samples: serverRuns.map((run) => run[key]),
+          },
+          unit: 'ms',
+          higherIsBetter: false,
+          notes:
+            'no goal: native tools on the client, so what remains over the baseline is the server',
+        }),
+      ];
+      if (direction === 'download') {
+        floors.push(
+          roundsComparison({
+            scenario: `${FILES} files download on ${label}, the least a Node client costs: a fresh Node process handing the agent-server's archive to tar -x vs tar | curl`,
+            baseline,
+            candidate: { name: 'node:http GET → tar -x, fresh process', samples: nodeTarRuns },
+            unit: 'ms',
+            higherIsBetter: false,
+            notes:
+              'no goal: no checks of ours (no-follow, limits, atomic files); the floor for any Node client on this machine',
+          }),
+        );
+      }
+      return [first, warm, ...floors];
     });
   } finally {
     await rm(root, { recursive: true, force: true });

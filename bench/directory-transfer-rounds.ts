@@ -27,23 +27,24 @@ export interface ClientTimings extends Timings {
   warmDownloadMs: number;
 }
 
-/** The baseline: `tar -c | curl -T -` up, `curl | tar -x` down, timed around each pipeline. */
-export async function rawRound(
-  url: string,
+/**
+ * `tar -c <source> | curl <upload…>`, then `curl <download…> | tar -x -C <back>`, each pipeline
+ * timed on its own.
+ */
+async function tarCurlRound(
   source: string,
-  remote: string,
   back: string,
+  curl: { upload: string[]; download: string[] },
 ): Promise<Timings> {
-  const target = `${url}/?dir=${encodeURIComponent(remote)}`;
   const upload = performance.now();
   await run('bash', [
     '-o',
     'pipefail',
     '-c',
-    `tar -c -C "$1" . | curl -sSf -T - "$2" >/dev/null`,
+    'dir=$1; shift; tar -c -C "$dir" . | curl -sSf "$@" >/dev/null',
     'bash',
     source,
-    target,
+    ...curl.upload,
   ]);
   const uploadMs = performance.now() - upload;
   await mkdir(back, { recursive: true });
@@ -52,81 +53,57 @@ export async function rawRound(
     '-o',
     'pipefail',
     '-c',
-    `curl -sSf "$2" | tar -x -C "$1"`,
+    'dir=$1; shift; curl -sSf "$@" | tar -x -C "$dir"',
     'bash',
     back,
-    target,
+    ...curl.download,
   ]);
   return { uploadMs, downloadMs: performance.now() - download, peakRssBytes: 0 };
 }
 
+/** The baseline: `tar -c | curl -T -` up, `curl | tar -x` down, against the raw tar server. */
+export function rawRound(url: string, source: string, remote: string, back: string) {
+  const target = `${url}/?dir=${encodeURIComponent(remote)}`;
+  return tarCurlRound(source, back, { upload: ['-T', '-', target], download: [target] });
+}
+
 /**
- * The agent-server's share: the baseline's pipelines (`tar -c | curl`, `curl | tar -x`) against
- * the agent-server's directory archive instead of the raw tar server.
+ * The agent-server's share: the baseline's pipelines against the agent-server's directory
+ * archive instead of the raw tar server.
  */
-export async function serverRound(
-  url: string,
-  source: string,
-  remote: string,
-  back: string,
-): Promise<Timings> {
-  const archive = (dir: string) =>
-    `${url}${AGENT_SERVER_ROUTES.directoryArchive}?path=${encodeURIComponent(dir)}`;
-  const key = `${SESSION_API_KEY_HEADER}: ${API_KEY}`;
-  const upload = performance.now();
-  await run('bash', [
-    '-o',
-    'pipefail',
-    '-c',
-    `tar -c -C "$1" . | curl -sSf -X POST -H "$3" -H "content-type: $4" -T - "$2" >/dev/null`,
-    'bash',
-    source,
-    archive(remote),
-    key,
-    DIRECTORY_ARCHIVE_MEDIA_TYPE,
-  ]);
-  const uploadMs = performance.now() - upload;
-  await mkdir(back, { recursive: true });
-  const download = performance.now();
-  await run('bash', [
-    '-o',
-    'pipefail',
-    '-c',
-    `curl -sSf -H "$3" "$2" | tar -x -C "$1"`,
-    'bash',
-    back,
-    archive(remote),
-    key,
-  ]);
-  return { uploadMs, downloadMs: performance.now() - download, peakRssBytes: 0 };
+export function serverRound(url: string, source: string, remote: string, back: string) {
+  const target = `${url}${AGENT_SERVER_ROUTES.directoryArchive}?path=${encodeURIComponent(remote)}`;
+  const key = ['-H', `${SESSION_API_KEY_HEADER}: ${API_KEY}`];
+  const media = ['-H', `content-type: ${DIRECTORY_ARCHIVE_MEDIA_TYPE}`];
+  return tarCurlRound(source, back, {
+    upload: ['-X', 'POST', ...key, ...media, '-T', '-', target],
+    download: [...key, target],
+  });
+}
+
+/** Runs a bench client script in a fresh Node process; its last line of output, parsed. */
+async function runClient<T>(script: string, args: string[]): Promise<T> {
+  const { stdout } = await run(process.execPath, [path.join(here, script), ...args]);
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as T;
 }
 
 /** A fresh Node process handing the agent-server's archive to `tar -x` (node-tar-client.mjs). */
 export async function nodeTarDownload(url: string, remote: string, back: string): Promise<number> {
-  const { stdout } = await run(process.execPath, [
-    path.join(here, 'node-tar-client.mjs'),
+  const timing = await runClient<{ downloadMs: number }>('node-tar-client.mjs', [
     url,
     API_KEY,
     remote,
     back,
   ]);
-  return (JSON.parse(stdout.trim()) as { downloadMs: number }).downloadMs;
+  return timing.downloadMs;
 }
 
 /** Our client in its own process (see directory-transfer-client.mjs). */
-export async function remoteRound(
+export function remoteRound(
   url: string,
   source: string,
   remote: string,
   back: string,
 ): Promise<ClientTimings> {
-  const { stdout } = await run(process.execPath, [
-    path.join(here, 'directory-transfer-client.mjs'),
-    url,
-    API_KEY,
-    source,
-    remote,
-    back,
-  ]);
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ClientTimings;
+  return runClient('directory-transfer-client.mjs', [url, API_KEY, source, remote, back]);
 }

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentServer, createAgentServer } from '@agent-workspace/agent-server';
 import { AGENT_SERVER_ROUTES } from '@agent-workspace/protocol/constants';
+import { fastify } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BackendSession } from '../backend/runtime-backend.js';
 import { RUNTIME_LABELS, sessionLabels } from '../backend/session-labels.js';
@@ -147,6 +149,42 @@ describe('acknowledgeSession', () => {
     );
     expect(proxy.seen(RECORD)).toBe(2);
   });
+
+  const RETRIES_MS = ACTIVITY_RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0);
+
+  it(
+    'gives up after the last retry with a warning that names the session, never its key',
+    async () => {
+      const { session, key } = await runningSession('never-answers');
+      await upForASecond(session, key);
+      const { proxied, proxy } = await behindProxy(session);
+      const attempts = 1 + ACTIVITY_RETRY_DELAYS_MS.length;
+      proxy.cut(RECORD, attempts);
+      const lines: string[] = [];
+      const stream = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      const logged = { ...context, log: fastify({ logger: { level: 'warn', stream } }).log };
+
+      expect((await acknowledgeSession(logged, proxied)).answered).toBe(true);
+      await vi.waitFor(() => expect(lines).toHaveLength(1), {
+        timeout: RETRIES_MS + 5000,
+        interval: 200,
+      });
+      expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+        level: 40,
+        sessionId: 'never-answers',
+        attempts,
+      });
+      expect(lines[0]).not.toContain(key);
+      expect(proxy.seen(RECORD)).toBe(attempts);
+      expect(isStartAcknowledged(await clockOf(session, key))).toBe(false);
+    },
+    RETRIES_MS + 15_000,
+  );
 
   it('does not ask again when the agent-server refused the record', async () => {
     const { session, key } = await runningSession('refused');

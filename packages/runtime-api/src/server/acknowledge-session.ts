@@ -67,17 +67,18 @@ export async function acknowledgeSession(
     timeoutMs: context.options.readinessTimeoutMs,
     signal: context.signal,
   };
-  const retry = (delays: readonly number[]) =>
+  const retry = (delays: readonly number[], attemptsMade: number) =>
     void recordActivityWithRetries(context, {
       url: session.url ?? '',
       key,
       probe,
       sessionId: fields.sessionId,
       delays,
+      attemptsMade,
     });
   if (await initClaimedSession(context, session)) {
     const record = await recordActivity(session.url ?? '', key, probe);
-    if (record === 'unanswered') retry(ACTIVITY_RETRY_DELAYS_MS);
+    if (record === 'unanswered') retry(ACTIVITY_RETRY_DELAYS_MS, 1);
     return record === 'recorded' ? { ...session, answered: true } : session;
   }
   if (!awaitsAcknowledgement(session)) return session;
@@ -90,9 +91,9 @@ export async function acknowledgeSession(
   if (!isStartAcknowledged(clock)) {
     if (clock.uptimeSeconds < 1) {
       // Up for less than a second: a second from now is past its first.
-      retry([1000, ...ACTIVITY_RETRY_DELAYS_MS]);
+      retry([1000, ...ACTIVITY_RETRY_DELAYS_MS], 0);
     } else if ((await recordActivity(session.url, key, probe)) === 'unanswered') {
-      retry(ACTIVITY_RETRY_DELAYS_MS);
+      retry(ACTIVITY_RETRY_DELAYS_MS, 1);
     }
   }
   return { ...session, answered: true };
@@ -107,6 +108,8 @@ interface ActivityTarget {
   sessionId: string;
   /** Waits before each attempt, in milliseconds. */
   delays: readonly number[];
+  /** Attempts made before these (for the warning's count). */
+  attemptsMade: number;
 }
 
 /**
@@ -118,7 +121,7 @@ async function recordActivityWithRetries(
   context: RuntimeApiContext,
   target: ActivityTarget,
 ): Promise<void> {
-  const { url, key, probe, sessionId, delays } = target;
+  const { url, key, probe, sessionId, delays, attemptsMade } = target;
   try {
     for (const delay of delays) {
       await sleep(delay, undefined, { signal: context.signal });
@@ -128,7 +131,7 @@ async function recordActivityWithRetries(
     return; // Shutting down.
   }
   context.log.warn(
-    { sessionId, attempts: delays.length },
+    { sessionId, attempts: attemptsMade + delays.length },
     "a client's fetch of this session could not be recorded: its agent-server did not answer, so it may be reaped as unacknowledged",
   );
 }
